@@ -1,0 +1,323 @@
+package contentseen
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"sync"
+)
+
+// MemIndex is an Index held in memory: per table, a sorted array of
+// permuted keys (with a parallel array of ids) found by a prefix directory
+// and a short binary search, plus a small sorted delta that takes inserts
+// and is merged into the array when it grows past about sqrt(N) entries.
+//
+// Cost: 16 bytes per fingerprint per table (64 bytes with the default
+// 4x16 layout); an insert at N stored moves O(sqrt(N)) keys per table.
+//
+// MemIndex is safe for concurrent use: queries share a read lock, inserts
+// take the write lock.
+type MemIndex struct {
+	layout Layout
+
+	mu     sync.RWMutex // guards the fields below
+	closed bool
+	n      int // distinct fingerprints stored
+	tabs   []memTable
+}
+
+// memTable is one permuted table.
+type memTable struct {
+	keys, ids []uint64 // base, sorted by key
+	// dir[b] is the index of the first key whose top dirBits bits are >= b;
+	// len(dir) = 1<<dirBits + 1. It replaces the first ~20 steps of a binary
+	// search, each a cache miss at 10M keys.
+	dir     []uint32
+	dirBits int
+
+	dkeys, dids []uint64 // delta, sorted by key
+}
+
+var _ Index = (*MemIndex)(nil)
+
+// NewMemIndex returns an empty in-memory index with layout l (the default
+// layout when l is the zero Layout).
+func NewMemIndex(l Layout) *MemIndex {
+	if !l.valid() {
+		l = DefaultLayout()
+	}
+	x := &MemIndex{layout: l, tabs: make([]memTable, l.Tables())}
+	for t := range x.tabs {
+		x.tabs[t].rebuildDir(l.PrefixBits(t))
+	}
+	return x
+}
+
+// Layout returns the index's layout.
+func (x *MemIndex) Layout() Layout { return x.layout }
+
+// Seen implements Index.
+func (x *MemIndex) Seen(ctx context.Context, id uint64, fp Fingerprint) (Match, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return Match{}, false, err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return Match{}, false, ErrClosed
+	}
+	if ms := x.near(fp, x.layout.K(), nil); len(ms) > 0 {
+		return best(ms), true, nil
+	}
+	x.insert(id, fp)
+	return Match{}, false, nil
+}
+
+// Near implements Index.
+func (x *MemIndex) Near(ctx context.Context, fp Fingerprint, k int) ([]Match, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := checkK(x.layout, k); err != nil {
+		return nil, err
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.closed {
+		return nil, ErrClosed
+	}
+	ms := x.near(fp, k, nil)
+	sortMatches(ms)
+	return ms, nil
+}
+
+// Add implements Index.
+func (x *MemIndex) Add(ctx context.Context, id uint64, fp Fingerprint) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return ErrClosed
+	}
+	if len(x.near(fp, 0, nil)) == 0 {
+		x.insert(id, fp)
+	}
+	return nil
+}
+
+// AddBatch records many fingerprints at once, like Add for each pair in
+// order, at the cost of one sort and merge per table instead of one insert
+// per fingerprint. It is the way to load millions.
+func (x *MemIndex) AddBatch(ctx context.Context, ids []uint64, fps []Fingerprint) error {
+	if len(ids) != len(fps) {
+		return fmt.Errorf("contentseen: add batch: %d ids for %d fingerprints", len(ids), len(fps))
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return ErrClosed
+	}
+	ids, fps = dedupBatch(ids, fps, func(fp Fingerprint) bool { return len(x.near(fp, 0, nil)) > 0 })
+	pairs := make([]kv, len(fps))
+	for t := range x.tabs {
+		for i, fp := range fps {
+			pairs[i] = kv{x.layout.Permute(t, fp), ids[i]}
+		}
+		sortKV(pairs)
+		tab := &x.tabs[t]
+		tab.mergeDelta()
+		tab.merge(pairs)
+		tab.rebuildDir(x.layout.PrefixBits(t))
+	}
+	x.n += len(fps)
+	return nil
+}
+
+// Len implements Index.
+func (x *MemIndex) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.closed {
+		return 0
+	}
+	return x.n
+}
+
+// Close implements Index; it drops the tables.
+func (x *MemIndex) Close() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return ErrClosed
+	}
+	x.closed, x.tabs, x.n = true, nil, 0
+	return nil
+}
+
+// near appends to ms every stored fingerprint within k of fp, each once.
+// The caller holds x.mu.
+func (x *MemIndex) near(fp Fingerprint, k int, ms []Match) []Match {
+	for t := range x.tabs {
+		tab := &x.tabs[t]
+		p := x.layout.Permute(t, fp)
+		lo, hi := x.layout.prefixRange(t, p)
+		i, j := tab.baseRange(lo, hi)
+		for n, c := range tab.keys[i:j] {
+			if d := bits.OnesCount64(c ^ p); d <= k {
+				ms = addMatch(ms, Match{ID: tab.ids[i+n], Fingerprint: x.layout.Unpermute(t, c), Distance: d})
+			}
+		}
+		for n := lowerBound(tab.dkeys, lo); n < len(tab.dkeys) && tab.dkeys[n] <= hi; n++ {
+			if d := bits.OnesCount64(tab.dkeys[n] ^ p); d <= k {
+				ms = addMatch(ms, Match{ID: tab.dids[n], Fingerprint: x.layout.Unpermute(t, tab.dkeys[n]), Distance: d})
+			}
+		}
+	}
+	return ms
+}
+
+// insert records a fingerprint known to be absent. The caller holds x.mu.
+func (x *MemIndex) insert(id uint64, fp Fingerprint) {
+	for t := range x.tabs {
+		tab := &x.tabs[t]
+		key := x.layout.Permute(t, fp)
+		n := lowerBound(tab.dkeys, key)
+		tab.dkeys = slices.Insert(tab.dkeys, n, key)
+		tab.dids = slices.Insert(tab.dids, n, id)
+		// Inserting into the delta moves O(len(delta)); merging moves O(N)
+		// once per len(delta) inserts. sqrt(N) balances the two.
+		if len(tab.dkeys) > max(256, isqrt(len(tab.keys))) {
+			tab.mergeDelta()
+			tab.rebuildDir(x.layout.PrefixBits(t))
+		}
+	}
+	x.n++
+}
+
+// baseRange returns the index range of base keys in [lo, hi].
+func (tab *memTable) baseRange(lo, hi uint64) (int, int) {
+	b := lo >> (64 - uint(tab.dirBits)) // a shift by 64 gives 0
+	i, j := int(tab.dir[b]), int(tab.dir[b+1])
+	if i == j {
+		return i, j
+	}
+	// The prefix may be longer than the directory's bits: narrow down.
+	if tab.keys[i] < lo || tab.keys[j-1] > hi {
+		s := tab.keys[i:j]
+		i, j = i+lowerBound(s, lo), i+upperBound(s, hi)
+	}
+	return i, j
+}
+
+// mergeDelta moves the delta into the base. The caller rebuilds dir.
+func (tab *memTable) mergeDelta() {
+	if len(tab.dkeys) == 0 {
+		return
+	}
+	pairs := make([]kv, len(tab.dkeys))
+	for i := range pairs {
+		pairs[i] = kv{tab.dkeys[i], tab.dids[i]}
+	}
+	tab.merge(pairs)
+	tab.dkeys, tab.dids = tab.dkeys[:0], tab.dids[:0]
+}
+
+// merge adds sorted pairs to the base in place, from the back, so that the
+// base only ever grows by append. The caller rebuilds dir.
+func (tab *memTable) merge(pairs []kv) {
+	n, m := len(tab.keys), len(pairs)
+	tab.keys = slices.Grow(tab.keys, m)[:n+m]
+	tab.ids = slices.Grow(tab.ids, m)[:n+m]
+	i, j := n-1, m-1
+	for w := n + m - 1; j >= 0; w-- {
+		if i >= 0 && tab.keys[i] > pairs[j].key {
+			tab.keys[w], tab.ids[w] = tab.keys[i], tab.ids[i]
+			i--
+		} else {
+			tab.keys[w], tab.ids[w] = pairs[j].key, pairs[j].id
+			j--
+		}
+	}
+}
+
+// rebuildDir recomputes the prefix directory: about 8 keys per entry, never
+// more bits than the table's prefix (the range is then exact), at most 2^22
+// entries (16 MiB).
+func (tab *memTable) rebuildDir(prefix int) {
+	db := min(prefix, max(0, bits.Len(uint(len(tab.keys)))-3), 22)
+	size := 1<<uint(db) + 1
+	if cap(tab.dir) >= size {
+		tab.dir = tab.dir[:size]
+	} else {
+		tab.dir = make([]uint32, size)
+	}
+	tab.dirBits = db
+	i := 0
+	for b := range size - 1 {
+		for i < len(tab.keys) && tab.keys[i]>>(64-uint(db)) < uint64(b) {
+			i++
+		}
+		tab.dir[b] = uint32(i)
+	}
+	tab.dir[size-1] = uint32(len(tab.keys))
+}
+
+// kv is a permuted key and its id, for sorting and merging.
+type kv struct{ key, id uint64 }
+
+func sortKV(pairs []kv) {
+	slices.SortFunc(pairs, func(a, b kv) int { return cmp.Compare(a.key, b.key) })
+}
+
+// dedupBatch drops fingerprints that are stored (per exists) or repeated in
+// the batch, keeping the first id of each, as a sequence of Adds would.
+func dedupBatch(ids []uint64, fps []Fingerprint, exists func(Fingerprint) bool) ([]uint64, []Fingerprint) {
+	type entry struct {
+		fp  Fingerprint
+		pos int
+	}
+	es := make([]entry, len(fps))
+	for i, fp := range fps {
+		es[i] = entry{fp, i}
+	}
+	slices.SortFunc(es, func(a, b entry) int {
+		if c := cmp.Compare(a.fp, b.fp); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.pos, b.pos)
+	})
+	outIDs := make([]uint64, 0, len(fps))
+	outFPs := make([]Fingerprint, 0, len(fps))
+	for i, e := range es {
+		if i > 0 && es[i-1].fp == e.fp || exists(e.fp) {
+			continue
+		}
+		outIDs = append(outIDs, ids[e.pos])
+		outFPs = append(outFPs, e.fp)
+	}
+	return outIDs, outFPs
+}
+
+// lowerBound returns the first index i with s[i] >= v.
+func lowerBound(s []uint64, v uint64) int {
+	i, _ := slices.BinarySearch(s, v)
+	return i
+}
+
+// upperBound returns the first index i with s[i] > v.
+func upperBound(s []uint64, v uint64) int {
+	if v == ^uint64(0) {
+		return len(s)
+	}
+	return lowerBound(s, v+1)
+}
+
+func isqrt(n int) int { return int(math.Sqrt(float64(n))) }
