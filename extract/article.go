@@ -1,0 +1,92 @@
+package extract
+
+import (
+	"net/url"
+	"unicode/utf8"
+
+	readability "codeberg.org/readeck/go-readability/v2"
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
+)
+
+// maxElems is the element count above which readability is skipped and the
+// visible-text fallback used: readability's scoring is superlinear on huge
+// trees, the fallback is one linear walk.
+const maxElems = 60000
+
+// extractTree fills d from a parsed page.
+func extractTree(d *Document, g *goquery.Document, pageURL *url.URL) {
+	root := g.Nodes[0]
+	readMeta(d, g, pageURL) // before anything mutates the tree
+	clean(root)
+
+	body := g.Find("body").Nodes
+	fbRoot := root
+	if len(body) > 0 {
+		fbRoot = body[0]
+	}
+	fallback := renderText(fbRoot, linkDense(fbRoot))
+	if fallback == "" {
+		// A page that is nothing but links (an index) still has text.
+		fallback = renderText(fbRoot, nil)
+	}
+
+	var text string
+	if countElems(root, maxElems) <= maxElems {
+		text = readabilityText(root, pageURL, d)
+	}
+	if useFallback(text, fallback) {
+		d.Text, d.Fallback = fallback, true
+		return
+	}
+	d.Text = text
+}
+
+// readabilityText runs readability on root (mutating it) and renders the
+// article it finds, cleaned once more; "" when it finds none.
+func readabilityText(root *html.Node, pageURL *url.URL, d *Document) string {
+	p := readability.NewParser()
+	p.KeepClasses = true // our second cleaning pass matches on classes
+	p.DisableJSONLD = true
+	art, err := p.ParseAndMutate(root, pageURL)
+	if err != nil || art.Node == nil {
+		return ""
+	}
+	if d.Title == "" {
+		d.Title = collapseSpace(art.Title())
+	}
+	if d.Lang == "" {
+		d.Lang = primaryLang(art.Language())
+	}
+	clean(art.Node)
+	return renderText(art.Node, nil)
+}
+
+// useFallback decides between readability's article and the page's
+// visible text. Readability always returns its best candidate, even on
+// index pages where that is one small box; when the article is short and
+// the page has much more text, the page text describes the page better.
+func useFallback(article, fallback string) bool {
+	a := utf8.RuneCountInString(article)
+	if a == 0 {
+		return true
+	}
+	f := utf8.RuneCountInString(fallback)
+	return a < 200 && f > 3*a
+}
+
+// countElems counts elements below n, stopping early past limit.
+func countElems(n *html.Node, limit int) int {
+	k := 0
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && k <= limit; c = c.NextSibling {
+			if c.Type == html.ElementNode {
+				k++
+			}
+			walk(c)
+		}
+	}
+	walk(n)
+	return k
+}

@@ -1,0 +1,200 @@
+package extract
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Boilerplate removal. It runs on the whole page before readability (so
+// that navigation and comment boxes cannot win the article vote) and again
+// on readability's output (readability keeps some of them when they sit
+// inside the article container).
+
+// dropTags are removed wherever they are: they never hold article text.
+var dropTags = map[atom.Atom]bool{
+	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
+	atom.Iframe: true, atom.Svg: true, atom.Math: false, atom.Canvas: true,
+	atom.Object: true, atom.Embed: true, atom.Button: true, atom.Input: true,
+	atom.Select: true, atom.Textarea: true, atom.Dialog: true, atom.Time: true,
+	atom.Link: true, atom.Meta: true,
+}
+
+// chromeTags are page chrome. They are removed unless they hold most of the
+// text (some sites wrap the whole page in <header> or <aside>).
+var chromeTags = map[atom.Atom]bool{
+	atom.Nav: true, atom.Header: true, atom.Footer: true, atom.Aside: true, atom.Menu: true,
+}
+
+// markers are class and id tokens that mark boilerplate. Tokens are the
+// lower-cased parts of a class or id split at non-alphanumerics and at
+// camelCase humps, so "share-buttons" and "shareButtons" match "share",
+// while "heading" never matches "head".
+var markers = map[string]bool{}
+
+func init() {
+	for _, m := range strings.Fields(`
+		ad ads adv advert adverts advertisement advertisements advertising adsbygoogle adslot adunit adbox
+		sponsor sponsors sponsored promo promoted promotion outbrain taboola
+		share shares sharing sharethis addthis social socials sns
+		comment comments commentlist disqus respond
+		related relatedposts recommend recommended recommendation recommendations
+		counter counters viewcount views pageviews hits readcount
+		breadcrumb breadcrumbs navbar navigation nav menu sidebar masthead topbar
+		newsletter subscribe subscription signup cookie cookies consent popup modal
+		byline dateline timestamp pubdate datetime date
+		guanggao xgwz xgxw xgyd tuijian pinglun fenxiang
+	`) {
+		markers[m] = true
+	}
+}
+
+// cleaner removes boilerplate from one tree.
+type cleaner struct {
+	total int // text bytes of the whole tree, for the "most of the text" guard
+}
+
+// clean removes boilerplate below root.
+func clean(root *html.Node) {
+	c := cleaner{total: textLen(root)}
+	c.walk(root)
+}
+
+func (c *cleaner) walk(n *html.Node) {
+	for ch := n.FirstChild; ch != nil; {
+		next := ch.NextSibling
+		switch ch.Type {
+		case html.CommentNode:
+			n.RemoveChild(ch)
+		case html.ElementNode:
+			if c.drop(ch) {
+				n.RemoveChild(ch)
+			} else {
+				c.walk(ch)
+			}
+		}
+		ch = next
+	}
+}
+
+func (c *cleaner) drop(n *html.Node) bool {
+	if dropTags[n.DataAtom] {
+		return true
+	}
+	if protected(n) {
+		return false
+	}
+	if chromeTags[n.DataAtom] || hidden(n) || role(n) || markedClass(n) {
+		return !c.mostText(n)
+	}
+	return false
+}
+
+// mostText reports whether n holds more than half of the tree's text; such
+// an element is the article whatever its class says ("has-comments").
+func (c *cleaner) mostText(n *html.Node) bool {
+	return c.total > 0 && 2*textLen(n) > c.total
+}
+
+// protected elements are never removed for their class or id.
+func protected(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Html, atom.Head, atom.Body, atom.Main, atom.Article:
+		return true
+	}
+	return attr(n, "role") == "main" || attr(n, "itemprop") == "articleBody"
+}
+
+func role(n *html.Node) bool {
+	switch attr(n, "role") {
+	case "navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar", "dialog", "alert":
+		return true
+	}
+	return false
+}
+
+func hidden(n *html.Node) bool {
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "hidden":
+			return true
+		case "aria-hidden":
+			if a.Val == "true" {
+				return true
+			}
+		case "style":
+			s := strings.ToLower(a.Val)
+			if strings.Contains(s, "display") && strings.Contains(strings.ReplaceAll(s, " ", ""), "display:none") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func markedClass(n *html.Node) bool {
+	for _, a := range n.Attr {
+		if (a.Key == "class" || a.Key == "id") && a.Namespace == "" && hasMarker(a.Val) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasMarker splits s into tokens without allocating and looks each up.
+func hasMarker(s string) bool {
+	var buf [32]byte
+	n := 0
+	flush := func() bool {
+		hit := n > 0 && n <= len(buf) && markers[string(buf[:n])]
+		n = 0
+		return hit
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c >= 'A' && c <= 'Z':
+			// A hump starts a token unless the previous letter was upper
+			// case too ("AD", "NavBar" -> "nav", "bar").
+			if i > 0 && s[i-1] >= 'a' && s[i-1] <= 'z' && flush() {
+				return true
+			}
+			c += 'a' - 'A'
+		default:
+			if flush() {
+				return true
+			}
+			continue
+		}
+		if n < len(buf) {
+			buf[n] = c
+		}
+		n++
+	}
+	return flush()
+}
+
+// textLen counts the non-space text bytes below n.
+func textLen(n *html.Node) int {
+	if n.Type == html.TextNode {
+		k := 0
+		for i := 0; i < len(n.Data); i++ {
+			switch n.Data[i] {
+			case ' ', '\t', '\n', '\r', '\f':
+			default:
+				k++
+			}
+		}
+		return k
+	}
+	if n.Type == html.ElementNode && dropTags[n.DataAtom] {
+		return 0
+	}
+	k := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		k += textLen(c)
+	}
+	return k
+}

@@ -1,0 +1,161 @@
+package extract
+
+import (
+	"errors"
+	"io/fs"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"unicode"
+
+	"golang.org/x/net/html"
+)
+
+// corpusDir is the shared corpus of real pages, relative to this package.
+const corpusDir = "../../shared/corpus"
+
+func corpusOrSkip(t testing.TB, sub string) string {
+	t.Helper()
+	dir := filepath.Join(corpusDir, sub)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		t.Skipf("%s absent", dir)
+	}
+	return dir
+}
+
+// tokens splits text into lower-cased words of letters and digits; Han,
+// Hiragana and Katakana characters are one token each, as those scripts
+// do not separate words with spaces.
+func tokens(s string) map[string]int {
+	m := make(map[string]int)
+	var w []rune
+	flush := func() {
+		if len(w) > 0 {
+			m[string(w)]++
+			w = w[:0]
+		}
+	}
+	for _, r := range s {
+		switch {
+		case unicode.Is(unicode.Han, r), unicode.Is(unicode.Hiragana, r), unicode.Is(unicode.Katakana, r):
+			flush()
+			m[string(r)]++
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			w = append(w, unicode.ToLower(r))
+		default:
+			flush()
+		}
+	}
+	flush()
+	return m
+}
+
+// prf is token-level precision, recall and F1 of got against want, counting
+// repeated tokens as often as they occur in both (multiset overlap).
+func prf(got, want map[string]int) (p, r, f float64) {
+	var g, w, common int
+	for _, n := range got {
+		g += n
+	}
+	for tok, n := range want {
+		w += n
+		common += min(n, got[tok])
+	}
+	if g == 0 || w == 0 {
+		if g == w {
+			return 1, 1, 1
+		}
+		return 0, 0, 0
+	}
+	p, r = float64(common)/float64(g), float64(common)/float64(w)
+	if p+r == 0 {
+		return p, r, 0
+	}
+	return p, r, 2 * p * r / (p + r)
+}
+
+type score struct {
+	name    string
+	p, r, f float64
+}
+
+// readabilityCases lists the readability corpus cases with an expected.html.
+func readabilityCases(t testing.TB) []string {
+	dir := corpusOrSkip(t, "readability")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		if _, err := os.Stat(filepath.Join(dir, e.Name(), "expected.html")); err == nil {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+func expectedText(t testing.TB, path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := html.Parse(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return renderText(n, nil)
+}
+
+// scoreReadability runs extractText over every case and scores it.
+func scoreReadability(t testing.TB, extractText func(body []byte, u *url.URL) string) []score {
+	dir := corpusOrSkip(t, "readability")
+	u, _ := url.Parse("http://fakehost/test/page.html")
+	var out []score
+	for _, c := range readabilityCases(t) {
+		src, err := os.ReadFile(filepath.Join(dir, c, "source.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tokens(expectedText(t, filepath.Join(dir, c, "expected.html")))
+		p, r, f := prf(tokens(extractText(src, u)), want)
+		out = append(out, score{c, p, r, f})
+	}
+	return out
+}
+
+func summarise(t testing.TB, scores []score) (mean float64) {
+	for _, s := range scores {
+		mean += s.f
+	}
+	mean /= float64(len(scores))
+	sorted := append([]score(nil), scores...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].f < sorted[j].f })
+	t.Logf("%d cases: mean F1 %.4f", len(scores), mean)
+	for _, s := range sorted[:min(12, len(sorted))] {
+		t.Logf("  %-40s P %.3f R %.3f F1 %.3f", s.name, s.p, s.r, s.f)
+	}
+	return mean
+}
+
+// minMeanF1 is a floor a little under the measured mean, to catch
+// regressions; see doc.go for the measurement.
+const minMeanF1 = 0.88
+
+func TestCorpusReadabilityF1(t *testing.T) {
+	scores := scoreReadability(t, func(body []byte, u *url.URL) string {
+		d, err := ExtractBytes(body, "text/html", u, Options{})
+		if err != nil {
+			t.Errorf("%v", err)
+			return ""
+		}
+		return d.Text
+	})
+	if mean := summarise(t, scores); mean < minMeanF1 || math.IsNaN(mean) {
+		t.Errorf("mean F1 = %.4f, want >= %.2f", mean, minMeanF1)
+	}
+}

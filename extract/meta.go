@@ -1,0 +1,206 @@
+package extract
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
+)
+
+// readMeta fills the fields that come from the head and the links, reading
+// the tree before anything mutates it, and returns the base URL links are
+// resolved against.
+func readMeta(d *Document, g *goquery.Document, pageURL *url.URL) {
+	base := pageURL
+	if href, ok := g.Find("base[href]").First().Attr("href"); ok {
+		if u, err := pageURL.Parse(strings.TrimSpace(href)); err == nil {
+			base = u
+		}
+	}
+	d.Title = collapseSpace(g.Find("title").First().Text())
+	if d.Title == "" {
+		d.Title = collapseSpace(g.Find(`meta[property="og:title"]`).AttrOr("content", ""))
+	}
+	g.Find("link[rel][href]").EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		if !hasToken(s.AttrOr("rel", ""), "canonical") {
+			return true
+		}
+		d.CanonicalURL = resolve(base, s.AttrOr("href", ""))
+		return false
+	})
+	if lang, ok := g.Find("html[lang]").First().Attr("lang"); ok {
+		d.Lang = primaryLang(lang)
+	}
+	g.Find("meta").Each(func(_ int, s *goquery.Selection) {
+		name := strings.ToLower(s.AttrOr("name", s.AttrOr("http-equiv", s.AttrOr("property", ""))))
+		content := s.AttrOr("content", "")
+		switch name {
+		case "robots", "googlebot":
+			ni, nf := robotsDirectives(content)
+			d.NoIndex = d.NoIndex || ni
+			d.NoFollow = d.NoFollow || nf
+		case "content-language", "language", "og:locale", "dc.language":
+			if d.Lang == "" {
+				d.Lang = primaryLang(content)
+			}
+		}
+	})
+	d.Links = links(g.Find("a[href], area[href]").Nodes, base)
+}
+
+// linkSet accumulates links in document order, one per URL.
+type linkSet struct {
+	base  *url.URL
+	index map[string]int
+	out   []Link
+}
+
+func (ls *linkSet) add(href, rel, text string) {
+	u := resolve(ls.base, href)
+	if u == "" {
+		return
+	}
+	nofollow := hasToken(rel, "nofollow") || hasToken(rel, "ugc") || hasToken(rel, "sponsored")
+	if i, ok := ls.index[u]; ok {
+		ls.out[i].NoFollow = ls.out[i].NoFollow && nofollow
+		if ls.out[i].Text == "" {
+			ls.out[i].Text = text
+		}
+		return
+	}
+	if ls.index == nil {
+		ls.index = make(map[string]int)
+	}
+	ls.index[u] = len(ls.out)
+	ls.out = append(ls.out, Link{URL: u, Text: text, NoFollow: nofollow})
+}
+
+func links(nodes []*html.Node, base *url.URL) []Link {
+	ls := linkSet{base: base}
+	for _, n := range nodes {
+		text := collapseSpace(nodeText(n))
+		if text == "" {
+			text = collapseSpace(imgAlt(n))
+		}
+		ls.add(attr(n, "href"), attr(n, "rel"), text)
+	}
+	return ls.out
+}
+
+// resolve makes href absolute against base, drops the fragment and returns
+// "" for anything but http and https.
+func resolve(base *url.URL, href string) string {
+	href = strings.TrimSpace(href)
+	if href == "" || strings.HasPrefix(href, "#") {
+		return ""
+	}
+	u, err := base.Parse(href)
+	if err != nil {
+		return ""
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return ""
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u.String()
+}
+
+// robots parses X-Robots-Tag values; see robotsDirectives.
+func robots(xRobotsTag string) (noindex, nofollow bool) {
+	for _, part := range strings.Split(xRobotsTag, ",") {
+		part = strings.TrimSpace(part)
+		// "googlebot: noindex" is for another agent; "unavailable_after: date"
+		// is a directive with a value. Neither concerns us.
+		if strings.Contains(part, ":") {
+			continue
+		}
+		ni, nf := robotsDirectives(part)
+		noindex, nofollow = noindex || ni, nofollow || nf
+	}
+	return noindex, nofollow
+}
+
+func robotsDirectives(content string) (noindex, nofollow bool) {
+	for _, f := range strings.FieldsFunc(strings.ToLower(content), func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
+		switch f {
+		case "noindex":
+			noindex = true
+		case "nofollow":
+			nofollow = true
+		case "none":
+			noindex, nofollow = true, true
+		}
+	}
+	return noindex, nofollow
+}
+
+// primaryLang turns "en-US", "zh_CN" or "EN" into "en".
+func primaryLang(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "-_,; "); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.ToLower(s)
+	if len(s) < 2 || len(s) > 3 {
+		return ""
+	}
+	for _, c := range s {
+		if c < 'a' || c > 'z' {
+			return ""
+		}
+	}
+	return s
+}
+
+func hasToken(list, tok string) bool {
+	for _, f := range strings.Fields(list) {
+		if strings.EqualFold(f, tok) {
+			return true
+		}
+	}
+	return false
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key && a.Namespace == "" {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func nodeText(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		switch n.Type {
+		case html.TextNode:
+			b.WriteString(n.Data)
+		case html.ElementNode:
+			switch n.Data {
+			case "script", "style", "noscript", "template":
+				return
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+func imgAlt(n *html.Node) string {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.Data == "img" {
+			return attr(c, "alt")
+		}
+	}
+	return ""
+}
+
+func collapseSpace(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

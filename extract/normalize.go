@@ -1,0 +1,110 @@
+package extract
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// Counters and timestamps differ between two copies of one article (a
+// mirror fetched an hour later shows "1,235 views" and "3 hours ago"), so
+// they are cut out of the text before it is fingerprinted. Dates are
+// removed wherever they appear, also inside sentences: losing "on
+// 2026-03-04" from a sentence costs the fingerprint nothing, keeping an
+// "Updated" line costs a false negative.
+var (
+	monthName = `(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?`
+	rxDate    = regexp.MustCompile(`(?i)` +
+		`\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}\s*日?` + // 2026-11-02, 2026年11月2日
+		`|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b` + // 3/4/2026, 04.03.26
+		`|\b` + monthName + `\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}\b` + // March 4, 2026
+		`|\b\d{1,2}(?:st|nd|rd|th)?\s+` + monthName + `,?\s+\d{4}\b` + // 4 March 2026
+		`|\d{1,2}\s*月\s*\d{1,2}\s*日` + // 11月2日
+		`|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?(?:\s*(?:utc|gmt|[ecmp][sd]?t|[+-]\d{2}:?\d{2}))?\b`) // 13:45, 1:45 pm ET
+	rxAgo = regexp.MustCompile(`(?i)` +
+		`\b(?:\d+|an?|one)\s+(?:sec(?:ond)?|min(?:ute)?|h(?:ou)?r|day|week|month|year)s?\s+ago\b` +
+		`|\d+\s*(?:秒|秒钟|分钟|小时|个小时|天|周|个月|年)前|刚刚`)
+	rxCounter = regexp.MustCompile(`(?i)` +
+		`\b\d[\d,.]*\s*[km]?\+?\s*(?:views?|reads?|comments?|likes?|shares?|hits|visits|plays|replies|votes)\b` +
+		`|\b(?:views?|reads?|comments?|likes?|shares?|hits|visits|replies)\s*[:：]?\s*\d[\d,.]*[km]?\b` +
+		`|(?:阅读|浏览|点击|评论|点赞|分享|收藏|转发|播放|参与|赞)(?:数|量|次数|人数)?\s*[:：]?\s*[(（]?\s*\d[\d,.]*\s*[万千]?\s*[)）]?\s*[次人条]?` +
+		`|\d[\d,.]*\s*[万千]?\s*(?:次阅读|次浏览|人阅读|人浏览|次播放|条评论|人参与|人收藏|次点击)`)
+	// rxLabel is a label left dangling by a removed date or counter.
+	rxLabel = regexp.MustCompile(`(?i)` +
+		`(?:\b(?:last\s+)?(?:updated|published|posted|modified|edited|created)(?:\s+(?:on|at))?` +
+		`|更新时间|更新于|发布时间|发布于|发表于|发表时间|时间|日期)\s*[:：]?\s*` + "\x00")
+)
+
+// NormalizeText is the normalisation applied to Document.Text: it removes
+// counters ("1,234 views", "阅读 12345"), dates and times ("Updated
+// 3/4/2026 13:45", "更新时间：2026-11-02"), relative times ("2 hours ago",
+// "3小时前") and their labels, collapses whitespace within lines, trims
+// them and drops empty lines. Lines are joined with "\n". Two texts that
+// differ only in such counters and timestamps normalise to the same string.
+// It is safe for concurrent use.
+func NormalizeText(s string) string {
+	lines := strings.Split(s, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		l = collapseLine(l)
+		if hasDigitOrAgo(l) {
+			l = stripVolatile(l)
+		}
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func hasDigitOrAgo(l string) bool {
+	return strings.ContainsAny(l, "0123456789") || strings.Contains(l, "刚刚") ||
+		strings.Contains(l, "ago")
+}
+
+func stripVolatile(l string) string {
+	m := "\x00"
+	l = rxDate.ReplaceAllString(l, m)
+	l = rxAgo.ReplaceAllString(l, m)
+	l = rxCounter.ReplaceAllString(l, m)
+	for {
+		k := rxLabel.ReplaceAllString(l, m)
+		if k == l {
+			break
+		}
+		l = k
+	}
+	if !strings.Contains(l, m) {
+		return l
+	}
+	l = strings.ReplaceAll(l, m, " ")
+	l = collapseLine(l)
+	// A line that was only timestamps and separators ("| ·") is gone.
+	if strings.IndexFunc(l, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
+		return ""
+	}
+	return l
+}
+
+// collapseLine trims a line and collapses runs of white space into one
+// space, allocating only when something changes.
+func collapseLine(l string) string {
+	clean := true
+	prevSpace := true
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		sp := c == ' '
+		if c == '\t' || c == '\r' || c == '\v' || c == '\f' || c >= 0x80 || sp && prevSpace {
+			clean = false
+			break
+		}
+		prevSpace = sp
+	}
+	if clean && !prevSpace {
+		return l
+	}
+	if clean && l == "" {
+		return l
+	}
+	return strings.Join(strings.FieldsFunc(l, unicode.IsSpace), " ")
+}

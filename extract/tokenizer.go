@@ -1,0 +1,87 @@
+package extract
+
+import (
+	"bytes"
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// tokenizerExtract is the path for pages the tree builder refuses
+// (x/net/html rejects nesting deeper than 512 open elements): one
+// tokenizer pass collects the title, links and visible text, with a line
+// break at every block tag. It is linear in the input and cannot fail.
+func tokenizerExtract(d *Document, body []byte, pageURL *url.URL) {
+	d.Fallback = true
+	ls := linkSet{base: pageURL}
+	var text, title, anchor strings.Builder
+	var w textWriter
+	skipDepth := 0 // inside script, style, ...
+	inTitle := false
+	var href, rel string
+	inA := false
+	z := html.NewTokenizer(bytes.NewReader(body))
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			if inA {
+				ls.add(href, rel, collapseSpace(anchor.String()))
+			}
+			d.Title = collapseSpace(title.String())
+			d.Links = ls.out
+			text.WriteString(w.b.String())
+			d.Text = text.String()
+			return
+		case html.TextToken:
+			switch {
+			case inTitle:
+				title.Write(z.Text())
+			case skipDepth == 0 && !w.full():
+				t := string(z.Text())
+				w.text(t)
+				if inA {
+					anchor.WriteString(t)
+				}
+			}
+		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
+			name, hasAttr := z.TagName()
+			a := atom.Lookup(name)
+			start := tt != html.EndTagToken
+			switch {
+			case a == atom.Title:
+				inTitle = start && tt == html.StartTagToken
+			case dropTags[a] && a != atom.Time && a != atom.Link && a != atom.Meta && a != atom.Input:
+				if tt == html.StartTagToken {
+					skipDepth++
+				} else if tt == html.EndTagToken && skipDepth > 0 {
+					skipDepth--
+				}
+			case a == atom.A:
+				if inA {
+					ls.add(href, rel, collapseSpace(anchor.String()))
+					inA = false
+				}
+				if start {
+					href, rel = "", ""
+					for hasAttr {
+						var k, v []byte
+						k, v, hasAttr = z.TagAttr()
+						switch string(k) {
+						case "href":
+							href = string(v)
+						case "rel":
+							rel = string(v)
+						}
+					}
+					anchor.Reset()
+					inA = href != ""
+				}
+			case blockTags[a]:
+				w.newline = true
+			}
+		}
+	}
+}
