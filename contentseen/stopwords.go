@@ -1,0 +1,58 @@
+package contentseen
+
+// Stop words are dropped before features are built: they occur in every
+// text, so as features they only pull all fingerprints towards one another.
+// The lists are short on purpose (function words only, no content words)
+// and in code, so that a fingerprint never depends on a file a deployment
+// might change. Changing them changes fingerprints: treat them like
+// HashFeature, frozen once indexes exist.
+
+// englishStopWords are lower-case English function words, after
+// normalisation (so "don't" is listed with an ASCII apostrophe).
+var englishStopWords = []string{
+	"a", "about", "after", "all", "also", "am", "an", "and", "any", "are",
+	"as", "at", "be", "because", "been", "before", "but", "by", "can",
+	"could", "did", "do", "does", "don't", "for", "from", "had", "has",
+	"have", "he", "her", "hers", "him", "his", "how", "i", "if", "in",
+	"into", "is", "it", "it's", "its", "just", "me", "my", "no", "nor",
+	"not", "of", "on", "or", "our", "ours", "out", "over", "she", "should",
+	"so", "some", "such", "than", "that", "the", "their", "them", "then",
+	"there", "these", "they", "this", "those", "to", "too", "up", "us",
+	"very", "was", "we", "were", "what", "when", "where", "which", "while",
+	"who", "whom", "why", "will", "with", "would", "you", "your", "yours",
+}
+
+// chineseStopWords are Chinese function words (particles, pronouns,
+// conjunctions, prepositions) in Simplified and, where the form differs,
+// Traditional script, as the segmenter emits them.
+var chineseStopWords = []string{
+	"的", "地", "得", "了", "着", "著", "过", "過", "是", "在", "和", "与",
+	"與", "及", "或", "而", "也", "都", "就", "又", "还", "還", "很", "把",
+	"被", "将", "將", "对", "對", "于", "於", "以", "之", "其", "这", "這",
+	"那", "这个", "這個", "那个", "那個", "一个", "一個", "我", "你", "他",
+	"她", "它", "我们", "我們", "你们", "你們", "他们", "他們", "她们",
+	"她們", "它们", "它們", "吗", "嗎", "呢", "吧", "啊", "呀", "所", "为",
+	"為", "从", "從", "向", "到", "等", "但", "但是", "因为", "因為", "所以",
+	"如果", "虽然", "雖然", "并", "並", "并且", "並且", "而且", "即", "则",
+	"則", "该", "該", "此",
+}
+
+// stopWords is the union of both lists, built once; read-only afterwards
+// and so safe for concurrent use.
+var stopWords = func() map[string]struct{} {
+	m := make(map[string]struct{}, len(englishStopWords)+len(chineseStopWords))
+	for _, w := range englishStopWords {
+		m[w] = struct{}{}
+	}
+	for _, w := range chineseStopWords {
+		m[w] = struct{}{}
+	}
+	return m
+}()
+
+// isStopWord reports whether the token b is a stop word. The conversion
+// in the map index does not allocate.
+func isStopWord(b []byte) bool {
+	_, ok := stopWords[string(b)]
+	return ok
+}
