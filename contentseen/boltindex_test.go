@@ -1,0 +1,140 @@
+package contentseen
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+func TestOpenBoltHeldByAnother(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "index.db")
+	mustOpenBolt(t, path, BoltOptions{NoSync: true})
+	// bbolt's flock is per open file, so a second open in this process
+	// stands in for another process.
+	x, err := OpenBolt(path, BoltOptions{Timeout: 100 * time.Millisecond})
+	if err == nil {
+		x.Close()
+		t.Fatal("second OpenBolt succeeded, want error")
+	}
+	if !errors.Is(err, bolt.ErrTimeout) || !strings.Contains(err.Error(), "another process holds it") {
+		t.Errorf("second OpenBolt: err = %v, want bolt.ErrTimeout saying another process holds it", err)
+	}
+}
+
+func TestOpenBoltMismatch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "index.db")
+	x := mustOpenBolt(t, path, BoltOptions{Scheme: "words", NoSync: true})
+	add(t, x, 1, 42)
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l10, err := LayoutByName(Layout10x28)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []BoltOptions{{Layout: l10, Scheme: "words"}, {Scheme: "chars3"}} {
+		y, err := OpenBolt(path, o)
+		if err == nil {
+			y.Close()
+			t.Fatalf("OpenBolt with layout %s scheme %q succeeded, want error", o.Layout.Name(), o.Scheme)
+		}
+		for _, want := range []string{"4x16", `"words"`} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not name %s", err, want)
+			}
+		}
+	}
+	y := mustOpenBolt(t, path, BoltOptions{Scheme: "words"})
+	if n := y.Len(); n != 1 {
+		t.Errorf("Len() = %d after reopen, want 1", n)
+	}
+}
+
+// TestBoltIndexSharedDB keeps an index in a caller's database next to the
+// caller's own bucket and uses it inside the caller's transactions.
+func TestBoltIndexSharedDB(t *testing.T) {
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "crawl.db"), 0o600, &bolt.Options{Timeout: time.Second, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	x, err := NewBoltIndex(db, BoltOptions{Bucket: "seen"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const fp = Fingerprint(0xfeedface)
+	err = db.Update(func(tx *bolt.Tx) error {
+		pages, err := tx.CreateBucketIfNotExists([]byte("pages"))
+		if err != nil {
+			return err
+		}
+		if _, found, err := x.SeenTx(tx, 7, fp); err != nil || found {
+			t.Errorf("SeenTx = %v, %v; want admitted", found, err)
+		}
+		if m, found, err := x.SeenTx(tx, 8, fp^1); err != nil || !found || m.ID != 7 {
+			t.Errorf("SeenTx in same tx = %+v, %v, %v; want match id 7", m, found, err)
+		}
+		return pages.Put([]byte("7"), []byte("page"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A rolled back transaction records nothing.
+	rollback := errors.New("rollback")
+	err = db.Update(func(tx *bolt.Tx) error {
+		if _, found, err := x.SeenTx(tx, 9, ^fp); err != nil || found {
+			t.Errorf("SeenTx = %v, %v; want admitted", found, err)
+		}
+		return rollback
+	})
+	if !errors.Is(err, rollback) {
+		t.Fatal(err)
+	}
+	err = db.View(func(tx *bolt.Tx) error {
+		if n := x.LenTx(tx); n != 1 {
+			t.Errorf("LenTx = %d, want 1", n)
+		}
+		if got, ok, err := x.FingerprintTx(tx, 7); err != nil || !ok || got != fp {
+			t.Errorf("FingerprintTx(7) = %v, %v, %v; want %v", got, ok, err, fp)
+		}
+		ms, err := x.NearTx(tx, ^fp, 3)
+		if err != nil || len(ms) != 0 {
+			t.Errorf("NearTx(^fp) = %v, %v; want none", ms, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Close leaves the caller's db open.
+	if err := db.View(func(tx *bolt.Tx) error { return nil }); err != nil {
+		t.Errorf("db unusable after index Close: %v", err)
+	}
+}
+
+func TestBoltAddBatchInterrupted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "index.db")
+	x := mustOpenBolt(t, path, BoltOptions{NoSync: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := x.AddBatch(ctx, []uint64{1, 2}, []Fingerprint{1, 2}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("AddBatch with cancelled ctx: err = %v, want context.Canceled", err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if y, err := OpenBolt(path, BoltOptions{}); err == nil || !strings.Contains(err.Error(), "rebuild") {
+		if err == nil {
+			y.Close()
+		}
+		t.Errorf("reopen after interrupted AddBatch: err = %v, want one asking for a rebuild", err)
+	}
+}
