@@ -59,7 +59,7 @@ func readabilityText(root *html.Node, pageURL *url.URL, d *Document) string {
 		d.Lang = primaryLang(art.Language())
 	}
 	clean(art.Node)
-	return renderText(art.Node, nil)
+	return renderText(art.Node, linkDense(art.Node))
 }
 
 // useFallback decides between readability's article and the page's

@@ -39,7 +39,7 @@ func init() {
 		sponsor sponsors sponsored promo promoted promotion outbrain taboola
 		share shares sharing sharethis addthis social socials sns
 		comment comments commentlist disqus respond
-		related relatedposts recommend recommended recommendation recommendations
+		related relatedposts feed recommend recommended recommendation recommendations
 		counter counters viewcount views pageviews hits readcount
 		breadcrumb breadcrumbs navbar navigation nav menu sidebar masthead topbar
 		newsletter subscribe subscription signup cookie cookies consent popup modal

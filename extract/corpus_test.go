@@ -159,3 +159,126 @@ func TestCorpusReadabilityF1(t *testing.T) {
 		t.Errorf("mean F1 = %.4f, want >= %.2f", mean, minMeanF1)
 	}
 }
+
+// gnePages lists the gne-zh corpus pages.
+func gnePages(t testing.TB) []string {
+	dir := corpusOrSkip(t, "gne-zh")
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() && strings.HasSuffix(p, ".html") {
+			out = append(out, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func hanCount(s string) int {
+	k := 0
+	for _, r := range s {
+		if unicode.Is(unicode.Han, r) {
+			k++
+		}
+	}
+	return k
+}
+
+// anchorShare estimates the share of text runes (spaces excluded) that
+// are anchor text of the page's links: a link text of five runes or more
+// counts wherever it occurs (related-article titles), a shorter one only
+// when it is a whole line (menu items), since short words like "文化"
+// occur in any article.
+func anchorShare(d *Document) float64 {
+	short := make(map[string]bool)
+	var long []string
+	for _, l := range d.Links {
+		a := strings.Join(strings.Fields(l.Text), "")
+		switch n := len([]rune(a)); {
+		case n >= 5:
+			long = append(long, a)
+		case n > 0:
+			short[a] = true
+		}
+	}
+	var total, covered int
+	for _, line := range strings.Split(d.Text, "\n") {
+		line = strings.Join(strings.Fields(line), "")
+		runes := len([]rune(line))
+		total += runes
+		if short[line] {
+			covered += runes
+			continue
+		}
+		mask := make([]bool, len(line))
+		for _, a := range long {
+			for i := 0; ; {
+				j := strings.Index(line[i:], a)
+				if j < 0 {
+					break
+				}
+				for k := i + j; k < i+j+len(a); k++ {
+					mask[k] = true
+				}
+				i += j + len(a)
+			}
+		}
+		for i := range line { // rune starts only
+			if mask[i] {
+				covered++
+			}
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(covered) / float64(total)
+}
+
+// shortArticles are gne-zh pages whose whole article is shorter than 200
+// Han characters (checked by reading the pages); reaching 200 would take
+// boilerplate. For them the floor is the article's own length, rounded down.
+var shortArticles = map[string]int{
+	"gne-zh/gzggw/1.html":         140, // one 151-character paragraph
+	"gne-zh/hexun/1.html":         90,  // one paragraph and an editor line
+	"gne-zh/mingridapan/1.html":   120, // one paragraph
+	"gne-zh/readhub/readhub.html": 150, // two short paragraphs
+	"gne-zh/toutiao/2.html":       80,  // photo gallery: one caption is visible
+}
+
+func gneHanFloor(name string) int {
+	if f, ok := shortArticles[name]; ok {
+		return f
+	}
+	return 200
+}
+
+func TestCorpusGNE(t *testing.T) {
+	pages := gnePages(t)
+	u, _ := url.Parse("http://fakehost/news/1.html")
+	var worstShare float64
+	for _, p := range pages {
+		body, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := ExtractBytes(body, "text/html", u, Options{})
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		name := strings.TrimPrefix(p, corpusDir+"/")
+		han, share := hanCount(d.Text), anchorShare(d)
+		worstShare = max(worstShare, share)
+		t.Logf("%-28s han %5d anchor %.3f lang %s charset %s fallback %v", name, han, share, d.Lang, d.Charset, d.Fallback)
+		if floor := gneHanFloor(name); han < floor {
+			t.Errorf("%s: %d Han characters of text, want >= %d", name, han, floor)
+		}
+		if share > 0.10 {
+			t.Errorf("%s: anchor-text share %.3f, want <= 0.10", name, share)
+		}
+	}
+	t.Logf("%d pages, worst anchor share %.3f", len(pages), worstShare)
+}

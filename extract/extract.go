@@ -127,8 +127,11 @@ func ExtractBytes(body []byte, contentType string, pageURL *url.URL, o Options) 
 		extractTree(d, goquery.NewDocumentFromNode(root), pageURL)
 	}
 	d.Text = NormalizeText(d.Text)
-	if d.Lang == "" {
-		d.Lang = guessLang(d.Text)
+	// A declared language loses to the text's script only when the text
+	// is plainly Chinese, Japanese or Korean and the page said otherwise
+	// (templates copied from English sites keep lang="en").
+	if g := guessLang(d.Text); d.Lang == "" || cjk(g) && !cjk(d.Lang) {
+		d.Lang = g
 	}
 	return d, nil
 }

@@ -77,3 +77,5 @@ func englishy(text string) bool {
 	}
 	return words > 0 && hits*8 >= words
 }
+
+func cjk(lang string) bool { return lang == "zh" || lang == "ja" || lang == "ko" }

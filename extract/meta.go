@@ -142,7 +142,7 @@ func primaryLang(s string) string {
 		s = s[:i]
 	}
 	s = strings.ToLower(s)
-	if len(s) < 2 || len(s) > 3 {
+	if len(s) < 2 || len(s) > 3 || s == "utf" {
 		return ""
 	}
 	for _, c := range s {

@@ -19,9 +19,12 @@ var (
 		`|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b` + // 3/4/2026, 04.03.26
 		`|\b` + monthName + `\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}\b` + // March 4, 2026
 		`|\b\d{1,2}(?:st|nd|rd|th)?\s+` + monthName + `,?\s+\d{4}\b` + // 4 March 2026
-		`|\d{1,2}\s*月\s*\d{1,2}\s*日` + // 11月2日
-		`|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?(?:\s*(?:utc|gmt|[ecmp][sd]?t|[+-]\d{2}:?\d{2}))?\b`) // 13:45, 1:45 pm ET
-	rxAgo = regexp.MustCompile(`(?i)` +
+		`|\d{1,2}\s*月\s*\d{1,2}\s*日`) // 11月2日
+	// rxTime matches a clock time with what surrounds it, so that
+	// isClock can tell "13:45" from the ratio "1.0:29.4:69.6".
+	rxTime  = regexp.MustCompile(`(?i)[\d.:]*\d:\d{2}[\d.:]*(?:\s*[ap]\.?m\.?)?(?:\s*(?:utc|gmt|[ecmp][sd]?t|[+-]\d{2}:?\d{2}))?\b`)
+	rxClock = regexp.MustCompile(`^\d{1,2}:\d{2}(?::\d{2})?$`)
+	rxAgo   = regexp.MustCompile(`(?i)` +
 		`\b(?:\d+|an?|one)\s+(?:sec(?:ond)?|min(?:ute)?|h(?:ou)?r|day|week|month|year)s?\s+ago\b` +
 		`|\d+\s*(?:秒|秒钟|分钟|小时|个小时|天|周|个月|年)前|刚刚`)
 	rxCounter = regexp.MustCompile(`(?i)` +
@@ -65,6 +68,16 @@ func hasDigitOrAgo(l string) bool {
 func stripVolatile(l string) string {
 	m := "\x00"
 	l = rxDate.ReplaceAllString(l, m)
+	l = rxTime.ReplaceAllStringFunc(l, func(s string) string {
+		core := s
+		if i := strings.IndexFunc(s, func(r rune) bool { return r != '.' && r != ':' && (r < '0' || r > '9') }); i >= 0 {
+			core = s[:i]
+		}
+		if rxClock.MatchString(strings.TrimRight(core, ".")) {
+			return m
+		}
+		return s
+	})
 	l = rxAgo.ReplaceAllString(l, m)
 	l = rxCounter.ReplaceAllString(l, m)
 	for {

@@ -144,6 +144,6 @@ func linkDense(root *html.Node) func(*html.Node) bool {
 	walk(root, false)
 	return func(n *html.Node) bool {
 		s, ok := stats[n]
-		return ok && n.DataAtom != atom.Body && s.link > 0 && 2*s.link > s.text
+		return ok && n.DataAtom != atom.Body && s.link > 0 && 10*s.link > 8*s.text
 	}
 }
