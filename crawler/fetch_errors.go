@@ -1,0 +1,122 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrDisallowed is wrapped by a *FetchError of Kind "disallowed" when
+// robots.txt forbids a URL (the requested one or any redirect target).
+var ErrDisallowed = errors.New("crawler: disallowed by robots.txt")
+
+// Kinds of *FetchError. The strings are stable: they end up in logs and in
+// the frontier's failure records.
+const (
+	KindTimeout           = "timeout"
+	KindConnection        = "connection"
+	KindStatus            = "status"
+	KindRobotsUnavailable = "robots-unavailable"
+	KindRedirectLoop      = "redirect-loop"
+	KindTooManyRedirects  = "too-many-redirects"
+	KindDisallowed        = "disallowed"
+	KindBadURL            = "bad-url"
+	// KindCanceled means the caller's ctx ended before the fetch finished:
+	// the URL was not judged and should stay pending (it is Retryable).
+	KindCanceled = "canceled"
+)
+
+// FetchError is the error returned by Fetcher.Fetch and Fetcher.CrawlDelay.
+// Callers decide between "retry later" and "record as failed" with Retryable.
+type FetchError struct {
+	Kind       string        // one of the Kind* constants
+	URL        string        // the URL being fetched when it failed (may be a redirect target or a robots.txt)
+	Status     int           // HTTP status for Kind "status" (and robots-unavailable after a 5xx)
+	RetryAfter time.Duration // from a Retry-After header, 0 when absent or unparsable
+	Err        error         // the cause, may be nil for Kind "status"
+}
+
+func (e *FetchError) Error() string {
+	var b strings.Builder
+	b.WriteString("crawler: fetch ")
+	b.WriteString(e.URL)
+	b.WriteString(": ")
+	b.WriteString(e.Kind)
+	if e.Status != 0 {
+		fmt.Fprintf(&b, " (status %d)", e.Status)
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+func (e *FetchError) Unwrap() error { return e.Err }
+
+// Retryable reports whether trying the same URL later may succeed: timeouts,
+// connection errors, 429, 5xx, an unreachable robots.txt and a canceled
+// fetch are; other 4xx, robots disallow, redirect loops and bad URLs are not.
+func (e *FetchError) Retryable() bool {
+	switch e.Kind {
+	case KindTimeout, KindConnection, KindRobotsUnavailable, KindCanceled:
+		return true
+	case KindStatus:
+		return e.Status == http.StatusTooManyRequests || e.Status >= 500
+	}
+	return false
+}
+
+// classify turns an error from a colly request into a *FetchError. parent is
+// the caller's ctx: when it has ended the fetch was canceled, whatever the
+// transport says; otherwise a deadline is our own per-request Timeout.
+func classify(parent context.Context, rawURL string, err error, sent bool) *FetchError {
+	var fe *FetchError
+	if errors.As(err, &fe) {
+		// Raised by our redirect check or a nested robots.txt fetch.
+		return fe
+	}
+	if parent.Err() != nil {
+		return &FetchError{Kind: KindCanceled, URL: rawURL, Err: context.Cause(parent)}
+	}
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return &FetchError{Kind: KindTimeout, URL: rawURL, Err: err}
+	}
+	if !sent {
+		// colly refused the URL before any request went out (its own parser
+		// or http.NewRequest): nothing to retry.
+		return &FetchError{Kind: KindBadURL, URL: rawURL, Err: err}
+	}
+	return &FetchError{Kind: KindConnection, URL: rawURL, Err: err}
+}
+
+// parseRetryAfter reads a Retry-After value: delta-seconds or an HTTP date.
+// Garbage, negative values and dates in the past give 0.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		if secs > math.MaxInt64/int64(time.Second) {
+			return time.Duration(math.MaxInt64)
+		}
+		return time.Duration(secs) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}

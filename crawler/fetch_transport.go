@@ -1,0 +1,104 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// fetchState is the per-call record of one Fetcher.do. It travels in two
+// places: as a value of the stdlib context (so our RoundTripper and redirect
+// check, which only see *http.Request, can find it) and in the fresh
+// colly.Context of the call (so colly callbacks find it). It is touched only
+// by the goroutine running do: colly in synchronous mode and http.Client run
+// RoundTrip, CheckRedirect and the callbacks on the caller's goroutine.
+type fetchState struct {
+	limit        int64 // body bytes kept; one more is read to detect truncation
+	maxRedirects int
+	checkRobots  bool // false for robots.txt itself
+
+	hops      []string // every URL requested, in order
+	body      []byte   // raw body of the final response
+	truncated bool
+	gotBody   bool
+
+	// Set by the OnResponse callback from colly's view of the final response.
+	status   int
+	header   http.Header
+	finalURL string
+}
+
+type stateKey struct{}
+
+// collyStateKey is the key of the *fetchState in the call's colly.Context.
+const collyStateKey = "simcrawl.fetchState"
+
+func stateFrom(ctx context.Context) *fetchState {
+	st, _ := ctx.Value(stateKey{}).(*fetchState)
+	return st
+}
+
+// bodyTransport reads the final response body itself, raw and limited, and
+// hands colly an empty body. That is the only way to get the bytes as sent:
+// colly v2.3.0 transcodes every body whose Content-Type names a non-UTF-8
+// charset (Response.fixCharset runs even with DetectCharset off), gunzips
+// bodies whose Content-Type says gzip or whose path ends in .xml.gz, and cuts
+// at MaxBodySize without telling. With an empty body fixCharset returns at
+// once, and Uncompressed=true keeps colly's gzip branch off. The real headers
+// are untouched, so colly's Response still carries them.
+type bodyTransport struct {
+	next http.RoundTripper
+}
+
+func (t *bodyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	st := stateFrom(req.Context())
+	if st == nil {
+		return t.next.RoundTrip(req)
+	}
+	st.hops = append(st.hops, req.URL.String())
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if followable(resp) {
+		// http.Client drains and closes it if it follows; if our redirect
+		// check refuses, the error wins and the body is never wanted.
+		return resp, nil
+	}
+	body, truncated, err := readLimited(resp.Body, st.limit)
+	if cerr := resp.Body.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read body: %w", err)
+	}
+	st.body, st.truncated, st.gotBody = body, truncated, true
+	resp.Body = http.NoBody
+	resp.ContentLength = 0
+	resp.Uncompressed = true
+	return resp, nil
+}
+
+// followable mirrors http.Client's decision to follow a redirect for GET.
+func followable(resp *http.Response) bool {
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return resp.Header.Get("Location") != ""
+	}
+	return false
+}
+
+// readLimited reads at most limit bytes of r; it reads one byte more to know
+// whether the body was longer, and reports that as truncated.
+func readLimited(r io.Reader, limit int64) ([]byte, bool, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(b)) > limit {
+		return b[:limit:limit], true, nil
+	}
+	return b, false, nil
+}
