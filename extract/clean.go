@@ -42,7 +42,7 @@ func init() {
 		related relatedposts feed recommend recommended recommendation recommendations
 		counter counters viewcount views pageviews hits readcount
 		breadcrumb breadcrumbs navbar navigation nav menu sidebar masthead topbar
-		newsletter subscribe subscription signup cookie cookies consent popup modal
+		newsletter subscribe subscription signup cookie cookies consent popup
 		byline dateline timestamp pubdate datetime date
 		guanggao xgwz xgxw xgyd tuijian pinglun fenxiang
 	`) {
@@ -133,13 +133,37 @@ func hidden(n *html.Node) bool {
 	return false
 }
 
+// markedClass reports whether n's class or id carries a marker token. An
+// id of more than three tokens is a slug made from a heading
+// ("sharing-with-a-single-developer" in generated docs), not a role, so it
+// is not looked at.
 func markedClass(n *html.Node) bool {
 	for _, a := range n.Attr {
-		if (a.Key == "class" || a.Key == "id") && a.Namespace == "" && hasMarker(a.Val) {
+		if a.Namespace != "" {
+			continue
+		}
+		switch {
+		case a.Key == "class" && hasMarker(a.Val):
+			return true
+		case a.Key == "id" && tokenCount(a.Val) <= 3 && hasMarker(a.Val):
 			return true
 		}
 	}
 	return false
+}
+
+// tokenCount counts the alphanumeric runs of s (camelCase humps aside).
+func tokenCount(s string) int {
+	k, in := 0, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if alnum && !in {
+			k++
+		}
+		in = alnum
+	}
+	return k
 }
 
 // hasMarker splits s into tokens without allocating and looks each up.
