@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"golang.org/x/term"
+)
+
+// Main is the crawl program: it parses the command line and runs one
+// command. Its fields are the process's streams so tests can drive it end
+// to end. A Main is used for one Run at a time.
+type Main struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// NewMain returns a Main wired to the process's standard streams.
+func NewMain() *Main {
+	return &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+}
+
+// command is one subcommand. The crawl itself is the command named "crawl",
+// run when the first argument is a flag.
+type command struct {
+	name    string
+	args    string // synopsis after the name
+	summary string
+	run     func(m *Main, ctx context.Context, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"crawl", "--seeds FILE [--config FILE] [--data DIR] [--set key=value]...",
+			"crawl from the seed URLs, dropping near-duplicate pages", (*Main).runCrawl},
+		{"demo", "[--data DIR] [--keep]",
+			"serve a small built-in site on 127.0.0.1 and crawl it", (*Main).runDemo},
+		{"fingerprint", "[--features SPEC] [FILE...]",
+			"print the SimHash fingerprint and feature count of files (stdin if none)", (*Main).runFingerprint},
+		{"distance", "[--features SPEC] FILE_A FILE_B",
+			"print the Hamming distance and similarity of two files", (*Main).runDistance},
+		{"extract", "[--json] FILE|URL...",
+			"print what the crawler sees of a page: title, language, charset, text, links", (*Main).runExtract},
+		{"export", "[--data DIR] [--format jsonl] [--out FILE]",
+			"write every stored page as JSON Lines", (*Main).runExport},
+		{"help", "[COMMAND]", "describe a command and its flags", (*Main).runHelp},
+	}
+}
+
+func findCommand(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// Run runs the command named by args[0]; `crawl --seeds ...` (a flag first)
+// runs the crawl.
+func (m *Main) Run(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		m.usage(m.Stderr)
+		return errors.New("no command given (try: crawl demo, or crawl --seeds seeds.txt)")
+	}
+	name, rest := args[0], args[1:]
+	switch {
+	case name == "-h" || name == "--help" || name == "-help":
+		m.usage(m.Stdout)
+		return nil
+	case strings.HasPrefix(name, "-"):
+		name, rest = "crawl", args
+	}
+	c, ok := findCommand(name)
+	if !ok {
+		m.usage(m.Stderr)
+		return fmt.Errorf("unknown command %q", name)
+	}
+	err := c.run(m, ctx, rest)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
+}
+
+func (m *Main) usage(w io.Writer) {
+	fmt.Fprintln(w, "crawl: a web crawler that drops near-duplicate pages (SimHash, k-bit Hamming index)")
+	fmt.Fprintln(w, "\nUsage:")
+	cs := commands()
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].name == "crawl" && cs[j].name != "crawl" })
+	for _, c := range cs {
+		fmt.Fprintf(w, "  crawl %s %s\n      %s\n", c.name, c.args, c.summary)
+	}
+	fmt.Fprintln(w, "\n`crawl --seeds FILE` is short for `crawl crawl --seeds FILE`.")
+	fmt.Fprintln(w, "Run `crawl help COMMAND` for a command's flags.")
+}
+
+func (m *Main) runHelp(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		m.usage(m.Stdout)
+		return nil
+	}
+	c, ok := findCommand(args[0])
+	if !ok {
+		return fmt.Errorf("help: unknown command %q", args[0])
+	}
+	if c.name == "help" {
+		fmt.Fprintf(m.Stdout, "Usage: crawl help [COMMAND]\n\n%s\n", c.summary)
+		return nil
+	}
+	// Each command prints its own flags on -h.
+	return c.run(&Main{Stdin: m.Stdin, Stdout: m.Stdout, Stderr: m.Stdout}, ctx, []string{"-h"})
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting and
+// prints its usage, with the command's synopsis, to m.Stderr.
+func (m *Main) newFlagSet(name string) *flag.FlagSet {
+	c, _ := findCommand(name)
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: crawl %s %s\n\n%s\n\nFlags:\n", c.name, c.args, c.summary)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// isTerminal reports whether w is a terminal, for the live status line and
+// colour.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ", ") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }

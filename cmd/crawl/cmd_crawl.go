@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"regexp"
+	"time"
+
+	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/crawler"
+)
+
+// configFlags are the flags every command that reads config.yaml shares.
+type configFlags struct {
+	config string
+	data   string
+	sets   stringList
+}
+
+func (m *Main) addConfigFlags(fsys *flag.FlagSet, cf *configFlags) {
+	fsys.StringVar(&cf.config, "config", "", "config file (default: ./config.yaml when it exists, else built-in defaults)")
+	fsys.StringVar(&cf.data, "data", "", "data directory (overrides the config's data key)")
+	fsys.Var(&cf.sets, "set", "override a config key, e.g. --set fetch.delay=250ms (repeatable)")
+}
+
+// load reads the configuration with the usual precedence: --set and named
+// flags > config file > built-in defaults.
+func (cf *configFlags) load() (Config, error) {
+	path := cf.config
+	if path == "" {
+		if _, err := os.Stat("config.yaml"); err == nil {
+			path = "config.yaml"
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return Config{}, fmt.Errorf("config.yaml: %w", err)
+		}
+	}
+	cfg, err := loadConfig(path, cf.sets)
+	if err != nil {
+		return cfg, err
+	}
+	if cf.data != "" {
+		cfg.Data = cf.data
+	}
+	return cfg, nil
+}
+
+func (m *Main) runCrawl(ctx context.Context, args []string) error {
+	fset := m.newFlagSet("crawl")
+	var cf configFlags
+	seedsPath := fset.String("seeds", "", "seeds file: one URL per line, # comments (required)")
+	m.addConfigFlags(fset, &cf)
+	if err := fset.Parse(args); err != nil {
+		return err
+	}
+	if fset.NArg() > 0 {
+		return fmt.Errorf("crawl: unexpected argument %q", fset.Arg(0))
+	}
+	if *seedsPath == "" {
+		fset.Usage()
+		return errors.New("crawl: --seeds is required")
+	}
+	cfg, err := cf.load()
+	if err != nil {
+		return err
+	}
+	seeds, err := readSeeds(*seedsPath)
+	if err != nil {
+		return err
+	}
+	return m.crawl(ctx, cfg, seeds, nil)
+}
+
+// crawl runs one crawl and prints its summary. tweak, when not nil, adjusts
+// the crawler options (the demo uses it).
+func (m *Main) crawl(ctx context.Context, cfg Config, seeds []string, tweak func(*crawler.Options)) error {
+	opts, err := crawlerOptions(cfg, seeds, m.Stderr)
+	if err != nil {
+		return err
+	}
+	if tweak != nil {
+		tweak(&opts)
+	}
+	c, err := crawler.Open(opts)
+	if err != nil {
+		return err
+	}
+	sum, runErr := c.Run(ctx)
+	if err := c.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if sum != nil {
+		sum.Print(m.Stdout)
+	}
+	return runErr
+}
+
+func crawlerOptions(cfg Config, seeds []string, stderr io.Writer) (crawler.Options, error) {
+	feat, err := contentseen.ParseOptions(cfg.ContentSeen.Features)
+	if err != nil {
+		return crawler.Options{}, fmt.Errorf("config: contentseen.features: %w", err)
+	}
+	if cfg.ContentSeen.MinFeatures > 0 {
+		feat.MinFeatures = cfg.ContentSeen.MinFeatures
+	}
+	scope := crawler.Scope{AllowDomains: cfg.Scope.AllowDomains, DenyDomains: cfg.Scope.DenyDomains}
+	if len(scope.AllowDomains) == 0 {
+		scope.AllowDomains = crawler.SeedHosts(seeds)
+	}
+	for _, re := range cfg.Scope.Include {
+		scope.Include = append(scope.Include, regexp.MustCompile(re)) // validated by Config.Validate
+	}
+	for _, re := range cfg.Scope.Exclude {
+		scope.Exclude = append(scope.Exclude, regexp.MustCompile(re))
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.Log.Level)); err != nil {
+		return crawler.Options{}, fmt.Errorf("config: log.level: %w", err)
+	}
+	tty := isTerminal(stderr)
+	return crawler.Options{
+		Seeds:          seeds,
+		DataDir:        cfg.Data,
+		DropLog:        cfg.DropLog,
+		Scope:          scope,
+		MaxDepth:       cfg.Scope.MaxDepth,
+		MaxPages:       cfg.Scope.MaxPages,
+		FollowNoFollow: cfg.Scope.FollowNoFollow,
+		Parallelism:    cfg.Fetch.Parallelism,
+		PerHost:        cfg.Fetch.PerHost,
+		Delay:          time.Duration(cfg.Fetch.Delay),
+		MaxCrawlDelay:  time.Duration(cfg.Fetch.MaxCrawlDelay),
+		Retries:        cfg.Fetch.Retries,
+		RetryBackoff:   time.Duration(cfg.Fetch.RetryBackoff),
+		Fetch: crawler.FetchOptions{
+			UserAgent:     cfg.Fetch.UserAgent,
+			Timeout:       time.Duration(cfg.Fetch.Timeout),
+			MaxBodySize:   int64(cfg.Fetch.MaxBodySize),
+			RespectRobots: cfg.Fetch.RespectRobots,
+			MaxRedirects:  cfg.Fetch.MaxRedirects,
+		},
+		K:              cfg.ContentSeen.K,
+		Layout:         cfg.ContentSeen.Layout,
+		Features:       feat,
+		KeepDropText:   cfg.Store.KeepDropText,
+		Logger:         slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+		Status:         stderr,
+		StatusTTY:      tty,
+		StatusInterval: time.Duration(cfg.Log.StatusInterval),
+	}, nil
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/simcrawl/simcrawl/crawler"
+)
+
+func (m *Main) runExport(ctx context.Context, args []string) (err error) {
+	fset := m.newFlagSet("export")
+	format := fset.String("format", "jsonl", "output format: jsonl")
+	out := fset.String("out", "", "output file (default: standard output)")
+	var cf configFlags
+	m.addConfigFlags(fset, &cf)
+	if err := fset.Parse(args); err != nil {
+		return err
+	}
+	if *format != "jsonl" {
+		return fmt.Errorf("export: unknown --format %q (supported: jsonl)", *format)
+	}
+	cfg, err := cf.load()
+	if err != nil {
+		return err
+	}
+	data, err := crawler.OpenData(cfg.Data, 0)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := data.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("export: close: %w", cerr)
+		}
+	}()
+
+	var w io.Writer = m.Stdout
+	var f *os.File
+	if *out != "" {
+		f, err = os.Create(*out)
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		w = f
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	n, err := data.Store.ExportJSONL(ctx, bw)
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if f != nil {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	fmt.Fprintf(m.Stderr, "exported %d pages\n", n)
+	return nil
+}

@@ -1,0 +1,302 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the whole of config.yaml. The YAML keys are a user contract:
+// extend, never rename. The documented default file at the repository root
+// lists every key with its default; defaultConfig must agree with it (a test
+// checks that decoding the file yields defaultConfig).
+type Config struct {
+	Data        string            `yaml:"data"`
+	DropLog     string            `yaml:"drop_log"`
+	Scope       ScopeConfig       `yaml:"scope"`
+	Fetch       FetchConfig       `yaml:"fetch"`
+	ContentSeen ContentSeenConfig `yaml:"contentseen"`
+	Store       StoreConfig       `yaml:"store"`
+	Log         LogConfig         `yaml:"log"`
+}
+
+// ScopeConfig says which URLs the crawl may visit.
+type ScopeConfig struct {
+	AllowDomains   []string `yaml:"allow_domains"`
+	DenyDomains    []string `yaml:"deny_domains"`
+	Include        []string `yaml:"include"`
+	Exclude        []string `yaml:"exclude"`
+	MaxDepth       int      `yaml:"max_depth"`
+	MaxPages       int      `yaml:"max_pages"`
+	FollowNoFollow bool     `yaml:"follow_nofollow"`
+}
+
+// FetchConfig is how pages are fetched and how politely.
+type FetchConfig struct {
+	UserAgent     string   `yaml:"user_agent"`
+	Parallelism   int      `yaml:"parallelism"`
+	PerHost       int      `yaml:"per_host"`
+	Delay         Duration `yaml:"delay"`
+	Timeout       Duration `yaml:"timeout"`
+	Retries       int      `yaml:"retries"`
+	RetryBackoff  Duration `yaml:"retry_backoff"`
+	MaxBodySize   ByteSize `yaml:"max_body_size"`
+	RespectRobots bool     `yaml:"respect_robots"`
+	MaxCrawlDelay Duration `yaml:"max_crawl_delay"`
+	MaxRedirects  int      `yaml:"max_redirects"`
+}
+
+// ContentSeenConfig tunes near-duplicate detection.
+type ContentSeenConfig struct {
+	K           int    `yaml:"k"`
+	Layout      string `yaml:"layout"`
+	Features    string `yaml:"features"`
+	MinFeatures int    `yaml:"min_features"`
+}
+
+// StoreConfig says what the page store keeps.
+type StoreConfig struct {
+	KeepDropText bool `yaml:"keep_drop_text"`
+}
+
+// LogConfig controls logging and progress reporting.
+type LogConfig struct {
+	Level          string   `yaml:"level"`
+	StatusInterval Duration `yaml:"status_interval"`
+}
+
+func defaultConfig() Config {
+	return Config{
+		Data: "data",
+		Scope: ScopeConfig{
+			MaxDepth: 5,
+		},
+		Fetch: FetchConfig{
+			UserAgent:     "simcrawl/0.1 (+https://github.com/simcrawl/simcrawl)",
+			Parallelism:   8,
+			PerHost:       2,
+			Delay:         Duration(time.Second),
+			Timeout:       Duration(30 * time.Second),
+			Retries:       3,
+			RetryBackoff:  Duration(2 * time.Second),
+			MaxBodySize:   10 << 20,
+			RespectRobots: true,
+			MaxCrawlDelay: Duration(30 * time.Second),
+			MaxRedirects:  10,
+		},
+		ContentSeen: ContentSeenConfig{
+			K:        3,
+			Layout:   "4x16",
+			Features: "words",
+		},
+		Store: StoreConfig{KeepDropText: true},
+		Log: LogConfig{
+			Level:          "info",
+			StatusInterval: Duration(5 * time.Second),
+		},
+	}
+}
+
+// loadConfig returns the defaults overlaid with the file at path (when path
+// is not empty) and then with each key=value of sets, in order. Decoding is
+// strict: an unknown key is an error naming the key and its line.
+func loadConfig(path string, sets []string) (Config, error) {
+	cfg := defaultConfig()
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return cfg, fmt.Errorf("read config: %w", err)
+		}
+		if err := decodeStrict(b, &cfg); err != nil {
+			return cfg, fmt.Errorf("config %s: %w", path, err)
+		}
+	}
+	for _, s := range sets {
+		if err := applySet(&cfg, s); err != nil {
+			return cfg, err
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+func decodeStrict(b []byte, cfg *Config) error {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	err := dec.Decode(cfg)
+	if errors.Is(err, io.EOF) {
+		return nil // an empty file keeps the defaults
+	}
+	return err
+}
+
+// applySet overlays one --set key=value, where key is a dotted path such as
+// fetch.delay. It builds the equivalent nested YAML document and decodes it
+// strictly over cfg, so --set accepts exactly what the file accepts.
+func applySet(cfg *Config, kv string) error {
+	key, value, ok := strings.Cut(kv, "=")
+	key = strings.TrimSpace(key)
+	if !ok || key == "" {
+		return fmt.Errorf("--set %q: want key=value, e.g. fetch.delay=500ms", kv)
+	}
+	parts := strings.Split(key, ".")
+	var doc strings.Builder
+	for i, p := range parts {
+		if p == "" {
+			return fmt.Errorf("--set %q: empty key segment", kv)
+		}
+		fmt.Fprintf(&doc, "%s%s:", strings.Repeat("  ", i), p)
+		if i < len(parts)-1 {
+			doc.WriteString("\n")
+		}
+	}
+	// Quote nothing: the value is YAML, so lists ([a, b]) and numbers work.
+	fmt.Fprintf(&doc, " %s\n", value)
+	if err := decodeStrict([]byte(doc.String()), cfg); err != nil {
+		return fmt.Errorf("--set %s: %w", key, err)
+	}
+	return nil
+}
+
+// Validate reports every bad field at once.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("config: %s: %s", field, fmt.Sprintf(format, args...)))
+	}
+	if c.Data == "" {
+		bad("data", "must not be empty")
+	}
+	if c.Scope.MaxDepth < 0 {
+		bad("scope.max_depth", "must be >= 0, got %d", c.Scope.MaxDepth)
+	}
+	if c.Scope.MaxPages < 0 {
+		bad("scope.max_pages", "must be >= 0 (0 = no limit), got %d", c.Scope.MaxPages)
+	}
+	for _, list := range []struct {
+		name string
+		res  []string
+	}{{"scope.include", c.Scope.Include}, {"scope.exclude", c.Scope.Exclude}} {
+		for _, re := range list.res {
+			if _, err := regexp.Compile(re); err != nil {
+				bad(list.name, "bad regular expression %q: %v", re, err)
+			}
+		}
+	}
+	f := c.Fetch
+	if f.UserAgent == "" {
+		bad("fetch.user_agent", "must not be empty")
+	}
+	if f.Parallelism < 1 || f.Parallelism > 1024 {
+		bad("fetch.parallelism", "must be 1..1024, got %d", f.Parallelism)
+	}
+	if f.PerHost < 1 {
+		bad("fetch.per_host", "must be >= 1, got %d", f.PerHost)
+	}
+	if f.Delay < 0 {
+		bad("fetch.delay", "must be >= 0, got %v", f.Delay)
+	}
+	if f.Timeout <= 0 {
+		bad("fetch.timeout", "must be > 0, got %v", f.Timeout)
+	}
+	if f.Retries < 0 {
+		bad("fetch.retries", "must be >= 0, got %d", f.Retries)
+	}
+	if f.RetryBackoff < 0 {
+		bad("fetch.retry_backoff", "must be >= 0, got %v", f.RetryBackoff)
+	}
+	if f.MaxBodySize < 1024 {
+		bad("fetch.max_body_size", "must be at least 1KiB, got %d bytes", int64(f.MaxBodySize))
+	}
+	if f.MaxCrawlDelay < 0 {
+		bad("fetch.max_crawl_delay", "must be >= 0, got %v", f.MaxCrawlDelay)
+	}
+	if f.MaxRedirects < 0 {
+		bad("fetch.max_redirects", "must be >= 0, got %d", f.MaxRedirects)
+	}
+	cs := c.ContentSeen
+	if cs.K < 0 || cs.K > 64 {
+		bad("contentseen.k", "must be 0..64, got %d", cs.K)
+	}
+	if cs.MinFeatures < 0 {
+		bad("contentseen.min_features", "must be >= 0, got %d", cs.MinFeatures)
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log.level", "must be debug, info, warn or error, got %q", c.Log.Level)
+	}
+	if c.Log.StatusInterval <= 0 {
+		bad("log.status_interval", "must be > 0, got %v", c.Log.StatusInterval)
+	}
+	return errors.Join(errs...)
+}
+
+// Duration is a time.Duration written as a Go duration string ("1s", "250ms").
+type Duration time.Duration
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %q is not a duration (e.g. 500ms, 2s, 1m)", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalYAML implements yaml.Marshaler.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// ByteSize is a size in bytes written as "10MiB", "512KiB", "1GB" or a plain
+// number of bytes.
+type ByteSize int64
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (s *ByteSize) UnmarshalYAML(n *yaml.Node) error {
+	v, err := parseByteSize(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	*s = ByteSize(v)
+	return nil
+}
+
+var byteUnits = []struct {
+	suffix string
+	mult   int64
+}{
+	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30},
+	{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}, {"", 1},
+}
+
+func parseByteSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	for _, u := range byteUnits {
+		num, ok := strings.CutSuffix(t, u.suffix)
+		if !ok {
+			continue
+		}
+		var n int64
+		if _, err := fmt.Sscanf(strings.TrimSpace(num), "%d", &n); err != nil || n < 0 ||
+			fmt.Sprint(n) != strings.TrimSpace(num) {
+			break
+		}
+		if n > (1<<62)/u.mult {
+			return 0, fmt.Errorf("%q is too large", s)
+		}
+		return n * u.mult, nil
+	}
+	return 0, fmt.Errorf("%q is not a size (e.g. 10MiB, 512KiB, 1048576)", s)
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/simcrawl/simcrawl/internal/demosite"
+)
+
+// run runs the program with args and returns its stdout, stderr and error.
+func run(t *testing.T, stdin string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	m := &Main{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb}
+	err := m.Run(context.Background(), args)
+	return out.String(), errb.String(), err
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCrawlCommandEndToEnd(t *testing.T) {
+	srv := httptest.NewServer(demosite.New())
+	defer srv.Close()
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", "# the demo site\n\n"+srv.URL+"/\n")
+	data := filepath.Join(dir, "data")
+
+	out, _, err := run(t, "", "--seeds", seeds, "--data", data,
+		"--set", "fetch.delay=0s", "--set", "fetch.parallelism=1", "--set", "log.level=warn")
+	if err != nil {
+		t.Fatalf("crawl: %v", err)
+	}
+	for _, want := range []string{"pages stored", "dropped as duplicates", "dropped.jsonl"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+
+	log, err := os.ReadFile(filepath.Join(data, "dropped.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+	if len(lines) != len(demosite.Dropped) {
+		t.Fatalf("drop log has %d lines, want %d:\n%s", len(lines), len(demosite.Dropped), log)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
+		t.Fatalf("drop log line: %v", err)
+	}
+	for _, field := range []string{"time", "url", "duplicate_of", "distance", "reason", "fingerprint", "matched_fingerprint", "title", "depth"} {
+		if _, ok := rec[field]; !ok {
+			t.Errorf("drop log line lacks field %q: %s", field, lines[0])
+		}
+	}
+
+	exp, _, err := run(t, "", "export", "--data", data)
+	if err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	if n := strings.Count(exp, "\n"); n != len(demosite.Stored) {
+		t.Errorf("export wrote %d lines, want %d", n, len(demosite.Stored))
+	}
+
+	// Rerunning the finished crawl fetches nothing new.
+	out, _, err = run(t, "", "--seeds", seeds, "--data", data, "--set", "fetch.delay=0s", "--set", "log.level=warn")
+	if err != nil {
+		t.Fatalf("second crawl: %v", err)
+	}
+	if !strings.Contains(out, "This run: fetched 0,") {
+		t.Errorf("rerun of a finished crawl fetched pages:\n%s", out)
+	}
+}
+
+func TestBadSeedsNameFileAndLine(t *testing.T) {
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", "https://example.org/\n# fine\nftp://example.org/x\n\nnot a url\n")
+	_, _, err := run(t, "", "--seeds", seeds, "--data", filepath.Join(dir, "data"))
+	if err == nil {
+		t.Fatal("crawl with bad seeds succeeded")
+	}
+	for _, want := range []string{seeds + ":3:", seeds + ":5:"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %s", err, want)
+		}
+	}
+	if _, statErr := os.Stat(filepath.Join(dir, "data")); statErr == nil {
+		t.Error("bad seeds still created the data directory")
+	}
+}
+
+func TestBadConfigFromCommandLine(t *testing.T) {
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", "https://example.org/\n")
+	_, _, err := run(t, "", "--seeds", seeds, "--config", "testdata/config/unknown_key.bad.yaml")
+	if err == nil || !strings.Contains(err.Error(), "delai") || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("err = %v, want the unknown key and its line", err)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	out, _, err := run(t, "", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range commands() {
+		if !strings.Contains(out, "crawl "+c.name) {
+			t.Errorf("--help does not list %s", c.name)
+		}
+	}
+	for _, c := range commands() {
+		out, _, err := run(t, "", "help", c.name)
+		if err != nil {
+			t.Errorf("help %s: %v", c.name, err)
+		}
+		if !strings.Contains(out, "Usage: crawl "+c.name) {
+			t.Errorf("help %s:\n%s", c.name, out)
+		}
+	}
+	if _, _, err := run(t, "", "frobnicate"); err == nil {
+		t.Error("unknown command succeeded")
+	}
+}
+
+func TestFingerprintAndDistance(t *testing.T) {
+	dir := t.TempDir()
+	a := writeFile(t, dir, "a.txt", "The cat sat on the mat while the dog slept by the door, and the children read books about ships, stars and faraway islands all afternoon.")
+	b := writeFile(t, dir, "b.txt", "The cat sat on a mat while the dog slept by the door, and the children read books about ships, stars and faraway islands all afternoon.")
+	out, _, err := run(t, "", "fingerprint", a, b)
+	if err != nil {
+		t.Fatalf("fingerprint: %v", err)
+	}
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 2 || len(strings.Fields(lines[0])[0]) != 16 {
+		t.Errorf("fingerprint output:\n%s", out)
+	}
+	out, _, err = run(t, "", "distance", a, b)
+	if err != nil {
+		t.Fatalf("distance: %v", err)
+	}
+	if !strings.HasPrefix(out, "distance ") || !strings.Contains(out, "similarity") {
+		t.Errorf("distance output: %s", out)
+	}
+	out, _, err = run(t, "short text", "fingerprint")
+	if err != nil {
+		t.Fatalf("fingerprint stdin: %v", err)
+	}
+	if !strings.Contains(out, "not enough content") {
+		t.Errorf("thin stdin: %s", out)
+	}
+}
+
+func TestExtractJSON(t *testing.T) {
+	dir := t.TempDir()
+	page := writeFile(t, dir, "p.html", `<html lang="en"><head><title>T</title></head><body><nav><a href="/x">Home</a></nav>
+<article><h1>Heading</h1><p>First paragraph of the article, long enough to count as the main text of this small page.</p>
+<p>Second paragraph, also part of the article, with a <a href="https://example.org/next">link</a>.</p></article></body></html>`)
+	out, _, err := run(t, "", "extract", "--json", page)
+	if err != nil {
+		t.Fatalf("extract: %v", err)
+	}
+	var got extractOutput
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("extract --json output %q: %v", out, err)
+	}
+	if got.Title == "" || !strings.Contains(got.Text, "First paragraph") || got.Links == 0 {
+		t.Errorf("extract --json = %+v", got)
+	}
+}

@@ -1,0 +1,264 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/internal/demosite"
+	"github.com/simcrawl/simcrawl/storage"
+)
+
+// testOptions are options for crawling a local test server: no delays,
+// robots obeyed, one worker so the order (and so which copy is kept) is
+// breadth-first and deterministic.
+func testOptions(t *testing.T, seeds ...string) Options {
+	t.Helper()
+	return Options{
+		Seeds:        seeds,
+		DataDir:      t.TempDir(),
+		Scope:        Scope{AllowDomains: SeedHosts(seeds)},
+		MaxDepth:     5,
+		Parallelism:  1,
+		PerHost:      1,
+		Retries:      2,
+		RetryBackoff: time.Millisecond,
+		Fetch:        FetchOptions{UserAgent: "simcrawl-test", Timeout: 5 * time.Second, RespectRobots: true},
+		K:            3,
+		Features:     contentseen.Options{},
+		KeepDropText: true,
+	}
+}
+
+func runCrawl(t *testing.T, opts Options) *Summary {
+	t.Helper()
+	c, err := Open(opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	sum, err := c.Run(context.Background())
+	if cerr := c.Close(); cerr != nil {
+		t.Errorf("Close: %v", cerr)
+	}
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return sum
+}
+
+// crawlResult is what a data directory holds after a crawl, by URL path.
+type crawlResult struct {
+	stored  map[string]*storage.Page
+	dropped map[string]*storage.Drop
+	log     []storage.DropRecord
+}
+
+func readResult(t *testing.T, dir, base string) crawlResult {
+	t.Helper()
+	d, err := OpenData(dir, time.Second)
+	if err != nil {
+		t.Fatalf("OpenData: %v", err)
+	}
+	defer d.Close()
+	ctx := context.Background()
+	r := crawlResult{stored: map[string]*storage.Page{}, dropped: map[string]*storage.Drop{}}
+	err = d.Store.Pages(ctx, false, func(p *storage.Page) error {
+		r.stored[strings.TrimPrefix(p.URL, base)] = p
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Pages: %v", err)
+	}
+	err = d.Store.Drops(ctx, func(dr *storage.Drop) error {
+		r.dropped[strings.TrimPrefix(dr.URL, base)] = dr
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Drops: %v", err)
+	}
+	f, err := os.Open(filepath.Join(dir, "dropped.jsonl"))
+	if err != nil {
+		t.Fatalf("drop log: %v", err)
+	}
+	defer f.Close()
+	if err := storage.ReadDropLog(f, func(rec storage.DropRecord) error {
+		r.log = append(r.log, rec)
+		return nil
+	}); err != nil {
+		t.Fatalf("ReadDropLog: %v", err)
+	}
+	return r
+}
+
+func keys[V any](m map[string]V) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func TestCrawlDemoSite(t *testing.T) {
+	site := demosite.New()
+	srv := httptest.NewServer(site)
+	defer srv.Close()
+	opts := testOptions(t, srv.URL+"/")
+	sum := runCrawl(t, opts)
+	r := readResult(t, opts.DataDir, srv.URL)
+
+	want := append([]string(nil), demosite.Stored...)
+	sort.Strings(want)
+	if got := keys(r.stored); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("stored pages:\n got  %v\n want %v", got, want)
+	}
+	if got, want := keys(r.dropped), keys(demosite.Dropped); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("dropped pages:\n got  %v\n want %v", got, want)
+	}
+	for path, orig := range demosite.Dropped {
+		d, ok := r.dropped[path]
+		if !ok {
+			continue
+		}
+		p := r.stored[orig]
+		if p == nil || d.DuplicateOf != p.ID {
+			t.Errorf("%s: duplicate of page %d, want %s", path, d.DuplicateOf, orig)
+		}
+		if d.Distance > 3 {
+			t.Errorf("%s: dropped at distance %d, want <= k = 3", path, d.Distance)
+		}
+	}
+	if d := r.dropped["/mirror/river-cleanup"]; d != nil && d.Reason != "exact" {
+		t.Errorf("exact mirror dropped with reason %q, want exact", d.Reason)
+	}
+	for _, p := range []string{"/about", "/contact"} {
+		if pg := r.stored[p]; pg != nil && !pg.Thin {
+			t.Errorf("%s: stored, but not marked thin", p)
+		}
+	}
+	for _, p := range demosite.NeverFetched {
+		if n := site.Hits(p); n != 0 {
+			t.Errorf("%s requested %d times, want never", p, n)
+		}
+	}
+	for p := range r.stored {
+		if n := site.Hits(p); n != 1 {
+			t.Errorf("%s requested %d times, want once", p, n)
+		}
+	}
+
+	if len(r.log) != len(r.dropped) {
+		t.Fatalf("drop log has %d lines, store has %d drops", len(r.log), len(r.dropped))
+	}
+	for _, rec := range r.log {
+		path := strings.TrimPrefix(rec.URL, srv.URL)
+		if want := srv.URL + demosite.Dropped[path]; rec.DuplicateOf != want {
+			t.Errorf("drop log: %s duplicate_of %s, want %s", path, rec.DuplicateOf, want)
+		}
+		if rec.Reason != "exact" && rec.Reason != "near" {
+			t.Errorf("drop log: %s reason %q", path, rec.Reason)
+		}
+		if rec.Time.IsZero() || rec.Title == "" || rec.Depth < 1 {
+			t.Errorf("drop log: %s: incomplete record %+v", path, rec)
+		}
+	}
+	if sum.Pages != len(demosite.Stored) || sum.Drops != len(demosite.Dropped) {
+		t.Errorf("summary: %d pages, %d drops; want %d, %d", sum.Pages, sum.Drops, len(demosite.Stored), len(demosite.Dropped))
+	}
+}
+
+// A page that fails with 503 twice and then answers is retried and stored.
+func TestCrawlRetriesThenStores(t *testing.T) {
+	var mu sync.Mutex
+	calls := 0
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<html><body><p><a href="/flaky">a flaky page</a></p></body></html>`))
+	})
+	mux.HandleFunc("/flaky", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		if n <= 2 {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(articleHTML("Flaky", "The flaky page finally answered after two refusals, and its text about rivers, libraries, markets and tea gardens is long enough to be judged by the near-duplicate stage of the crawler.")))
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	opts := testOptions(t, srv.URL+"/")
+	runCrawl(t, opts)
+	r := readResult(t, opts.DataDir, srv.URL)
+	if r.stored["/flaky"] == nil {
+		t.Fatalf("/flaky not stored after retries; stored %v", keys(r.stored))
+	}
+	if calls != 3 {
+		t.Errorf("/flaky requested %d times, want 3", calls)
+	}
+}
+
+// Stopping after a few pages and running again finishes the crawl without
+// fetching any stored or dropped page twice.
+func TestCrawlResumes(t *testing.T) {
+	site := demosite.New()
+	srv := httptest.NewServer(site)
+	defer srv.Close()
+	opts := testOptions(t, srv.URL+"/")
+	opts.MaxPages = 3
+	runCrawl(t, opts)
+	first := readResult(t, opts.DataDir, srv.URL)
+	if len(first.stored) != 3 {
+		t.Fatalf("first run stored %d pages, want 3 (max pages)", len(first.stored))
+	}
+	opts.MaxPages = 0
+	runCrawl(t, opts)
+	r := readResult(t, opts.DataDir, srv.URL)
+	if len(r.stored) != len(demosite.Stored) || len(r.dropped) != len(demosite.Dropped) {
+		t.Errorf("after resume: %d stored, %d dropped; want %d, %d", len(r.stored), len(r.dropped), len(demosite.Stored), len(demosite.Dropped))
+	}
+	for p := range r.stored {
+		if n := site.Hits(p); n != 1 {
+			t.Errorf("%s requested %d times over two runs, want once", p, n)
+		}
+	}
+	for p := range r.dropped {
+		if n := site.Hits(p); n != 1 {
+			t.Errorf("%s requested %d times over two runs, want once", p, n)
+		}
+	}
+}
+
+func TestSecondCrawlOnSameDataIsRefused(t *testing.T) {
+	opts := testOptions(t, "http://127.0.0.1:1/")
+	opts.OpenTimeout = 100 * time.Millisecond
+	c, err := Open(opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer c.Close()
+	_, err = Open(opts)
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("second Open: err = %v, want ErrLocked", err)
+	}
+	if !strings.Contains(err.Error(), "another crawl") {
+		t.Errorf("second Open: message %q does not say another crawl holds it", err)
+	}
+}
+
+func articleHTML(title, text string) string {
+	return "<!DOCTYPE html><html><head><title>" + title + "</title></head><body><article><h1>" + title +
+		"</h1><p>" + text + "</p></article></body></html>"
+}

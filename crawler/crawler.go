@@ -1,0 +1,265 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/frontier"
+	"github.com/simcrawl/simcrawl/storage"
+)
+
+// ErrLocked is returned by Open when another process holds the data
+// directory.
+var ErrLocked = errors.New("crawler: data directory is in use by another crawl")
+
+// DBFile is the name of the bbolt file inside the data directory. It holds
+// the page store, the ContentSeen index and the frontier, so one write
+// transaction can record a page's outcome in all three.
+const DBFile = "crawl.db"
+
+// Crawler runs one crawl over a data directory. Open it, Run it once, Close
+// it. Run is not safe to call concurrently with itself; Stats is safe to call
+// at any time.
+type Crawler struct {
+	opts     Options
+	db       *bolt.DB
+	index    *contentseen.BoltIndex
+	store    *storage.Store
+	frontier *frontier.Frontier
+	dropLog  *storage.DropLog
+	fetcher  *Fetcher
+	fper     *contentseen.Fingerprinter
+	k        int
+
+	robotsDone sync.Map // host -> struct{}: Crawl-delay looked up
+
+	stats counters
+	// stopTaking is cancelled when MaxPages is reached.
+	stopTaking context.CancelFunc
+	// storedBefore counts the pages stored by earlier runs, for MaxPages.
+	storedBefore int64
+}
+
+// Open opens (or creates) the data directory and everything in it. A second
+// process opening the same directory gets ErrLocked within OpenTimeout.
+func Open(opts Options) (*Crawler, error) {
+	opts.setDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	layout, err := contentseen.LayoutByName(opts.Layout)
+	if err != nil {
+		return nil, fmt.Errorf("crawler: %w", err)
+	}
+	if opts.K > layout.K() {
+		return nil, fmt.Errorf("crawler: k = %d exceeds layout %s, which guarantees k <= %d", opts.K, layout.Name(), layout.K())
+	}
+	fper, err := contentseen.NewFingerprinter(opts.Features)
+	if err != nil {
+		return nil, fmt.Errorf("crawler: %w", err)
+	}
+	fetcher, err := NewFetcher(opts.Fetch)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(opts.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("crawler: create data directory: %w", err)
+	}
+	path := filepath.Join(opts.DataDir, DBFile)
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.OpenTimeout})
+	if errors.Is(err, berrors.ErrTimeout) {
+		return nil, fmt.Errorf("%w: %s (wait for it to finish or stop it)", ErrLocked, opts.DataDir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("crawler: open %s: %w", path, err)
+	}
+	c := &Crawler{opts: opts, db: db, fetcher: fetcher, fper: fper, k: opts.K}
+	if err := c.openParts(layout); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	return c, nil
+}
+
+func (c *Crawler) openParts(layout contentseen.Layout) error {
+	var err error
+	c.index, err = contentseen.NewBoltIndex(c.db, contentseen.BoltOptions{Layout: layout, Scheme: c.opts.Features.String()})
+	if err != nil {
+		return fmt.Errorf("crawler: %w", err)
+	}
+	c.store, err = storage.New(c.db, storage.Options{KeepDropText: c.opts.KeepDropText})
+	if err != nil {
+		return fmt.Errorf("crawler: %w", err)
+	}
+	delay := c.opts.Delay
+	if delay == 0 {
+		delay = -1 // the frontier reads 0 as its default; we mean none
+	}
+	c.frontier, err = frontier.New(c.db, frontier.Options{PerHostInFlight: c.opts.PerHost, PerHostDelay: delay})
+	if err != nil {
+		return fmt.Errorf("crawler: %w", err)
+	}
+	if err := reconcileDropLog(context.Background(), c.opts.DropLog, c.store); err != nil {
+		return err
+	}
+	c.dropLog, err = storage.OpenDropLog(c.opts.DropLog)
+	if err != nil {
+		return fmt.Errorf("crawler: %w", err)
+	}
+	return nil
+}
+
+// Close closes the drop log and the data directory.
+func (c *Crawler) Close() error {
+	var errs []error
+	if c.dropLog != nil {
+		errs = append(errs, c.dropLog.Close())
+	}
+	if c.index != nil {
+		errs = append(errs, c.index.Close())
+	}
+	errs = append(errs, c.db.Close())
+	return errors.Join(errs...)
+}
+
+// Run crawls until the frontier is drained, MaxPages pages are stored, or
+// ctx is cancelled. On cancellation it stops taking URLs, lets requests in
+// flight finish (bounded by the request timeout), and returns ctx's error;
+// everything decided so far is saved and a later Run resumes.
+func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
+	start := time.Now()
+	if err := c.addSeeds(ctx); err != nil {
+		return nil, err
+	}
+	pages, _, err := c.store.Counts(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("crawler: count pages: %w", err)
+	}
+	c.storedBefore = int64(pages)
+	// take stops handing out URLs; work lets pages in flight finish after a
+	// stop, up to the request timeout plus a little, then gives up on them
+	// (the frontier puts them back to pending on the next Open).
+	take, stopTaking := context.WithCancel(ctx)
+	c.stopTaking = stopTaking
+	defer stopTaking()
+	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelWork()
+	go func() {
+		select {
+		case <-ctx.Done():
+			t := time.NewTimer(c.fetcher.opts.Timeout + 2*time.Second)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				cancelWork()
+			case <-work.Done():
+			}
+		case <-work.Done():
+		}
+	}()
+
+	statusDone := c.startStatus(start)
+	var wg sync.WaitGroup
+	errc := make(chan error, c.opts.Parallelism)
+	for range c.opts.Parallelism {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := c.worker(take, work); err != nil {
+				errc <- err
+				stopTaking()
+			}
+		}()
+	}
+	wg.Wait()
+	cancelWork()
+	statusDone()
+	close(errc)
+	var errs []error
+	for err := range errc {
+		errs = append(errs, err)
+	}
+	sum, serr := c.summary(ctx, start)
+	if err := errors.Join(errs...); err != nil {
+		return sum, err
+	}
+	if serr != nil {
+		return nil, serr
+	}
+	return sum, ctx.Err()
+}
+
+func (c *Crawler) worker(take, work context.Context) error {
+	for {
+		if c.maxPagesReached() {
+			c.stopTaking()
+			return nil
+		}
+		it, err := c.frontier.Next(take)
+		if errors.Is(err, frontier.ErrDrained) || take.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("crawler: next url: %w", err)
+		}
+		c.stats.inFlight.Add(1)
+		err = c.process(work, it)
+		c.stats.inFlight.Add(-1)
+		if err != nil {
+			if work.Err() != nil {
+				return nil // shutting down: the page stays in flight and is retried on resume
+			}
+			return err
+		}
+	}
+}
+
+func (c *Crawler) addSeeds(ctx context.Context) error {
+	items := make([]frontier.Item, 0, len(c.opts.Seeds))
+	for _, s := range c.opts.Seeds {
+		cu, err := frontier.Canonical(s)
+		if err != nil {
+			return fmt.Errorf("crawler: seed %q: %w", s, err)
+		}
+		items = append(items, frontier.Item{URL: cu, Seed: true})
+	}
+	if _, err := c.frontier.Add(ctx, items...); err != nil {
+		return fmt.Errorf("crawler: add seeds: %w", err)
+	}
+	return nil
+}
+
+// SeedHosts returns the host names of seeds, the default crawl scope.
+func SeedHosts(seeds []string) []string {
+	var hosts []string
+	seen := map[string]bool{}
+	for _, s := range seeds {
+		u, err := url.Parse(s)
+		if err != nil || u.Hostname() == "" {
+			continue
+		}
+		h := strings.ToLower(u.Hostname())
+		if !seen[h] {
+			seen[h] = true
+			hosts = append(hosts, h)
+		}
+	}
+	return hosts
+}
+
+// counters are the live figures of one Run. Safe for concurrent use.
+type counters struct {
+	fetched, stored, thin, exact, near, skipped, errors, retries atomic.Int64
+	inFlight                                                     atomic.Int64
+}

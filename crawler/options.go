@@ -1,0 +1,138 @@
+package crawler
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/simcrawl/simcrawl/contentseen"
+)
+
+// Options configures a Crawler. The zero value of a field means its
+// default, except where said otherwise; cmd/crawl fills it from config.yaml.
+type Options struct {
+	Seeds   []string // absolute http(s) URLs, crawled at depth 0
+	DataDir string   // holds crawl.db and, by default, dropped.jsonl
+	DropLog string   // drop log path; "" = DataDir/dropped.jsonl
+
+	Scope          Scope
+	MaxDepth       int // links deeper than this from a seed are not followed
+	MaxPages       int // stop after storing this many pages; 0 = no limit
+	FollowNoFollow bool
+
+	Parallelism   int           // workers, i.e. requests in flight in all; default 8
+	PerHost       int           // requests in flight per host; default 2
+	Delay         time.Duration // between request starts to one host; 0 = none
+	MaxCrawlDelay time.Duration // cap on robots.txt Crawl-delay
+	Retries       int
+	RetryBackoff  time.Duration // first retry delay; doubles per attempt
+	Fetch         FetchOptions
+
+	K            int    // near-duplicate threshold in bits; must be <= the layout's K
+	Layout       string // contentseen layout name; default "4x16"
+	Features     contentseen.Options
+	KeepDropText bool
+
+	Logger         *slog.Logger  // default: discard
+	Status         io.Writer     // progress output; nil = none
+	StatusTTY      bool          // Status is a terminal: redraw one line
+	StatusInterval time.Duration // default 5s (250ms on a terminal)
+	OpenTimeout    time.Duration // waiting for another process's lock; default 1s
+}
+
+func (o *Options) setDefaults() {
+	if o.Parallelism <= 0 {
+		o.Parallelism = 8
+	}
+	if o.PerHost <= 0 {
+		o.PerHost = 2
+	}
+	if o.Layout == "" {
+		o.Layout = "4x16"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.StatusInterval <= 0 {
+		o.StatusInterval = 5 * time.Second
+	}
+	if o.OpenTimeout <= 0 {
+		o.OpenTimeout = time.Second
+	}
+	if o.DropLog == "" && o.DataDir != "" {
+		o.DropLog = o.DataDir + "/dropped.jsonl"
+	}
+}
+
+func (o *Options) validate() error {
+	var errs []error
+	if o.DataDir == "" {
+		errs = append(errs, errors.New("crawler: no data directory"))
+	}
+	if o.K < 0 {
+		errs = append(errs, fmt.Errorf("crawler: k = %d, want >= 0", o.K))
+	}
+	if o.Retries < 0 {
+		errs = append(errs, fmt.Errorf("crawler: retries = %d, want >= 0", o.Retries))
+	}
+	return errors.Join(errs...)
+}
+
+// Scope decides which URLs the crawl may visit. The zero Scope allows
+// nothing beyond the seeds' hosts, which Open adds when AllowDomains is
+// empty.
+type Scope struct {
+	AllowDomains []string         // a domain allows itself and its subdomains
+	DenyDomains  []string         // wins over AllowDomains
+	Include      []*regexp.Regexp // when not empty, a URL must match one
+	Exclude      []*regexp.Regexp // a URL matching one is out of scope
+}
+
+// Allows reports whether the canonical URL u is in scope, and if not, why.
+func (s Scope) Allows(u *url.URL) (bool, string) {
+	host := strings.ToLower(u.Hostname())
+	for _, d := range s.DenyDomains {
+		if domainMatch(host, d) {
+			return false, "denied domain " + d
+		}
+	}
+	allowed := false
+	for _, d := range s.AllowDomains {
+		if domainMatch(host, d) {
+			allowed = true
+			break
+		}
+	}
+	if !allowed {
+		return false, "outside allowed domains"
+	}
+	raw := u.String()
+	if len(s.Include) > 0 {
+		in := false
+		for _, re := range s.Include {
+			if re.MatchString(raw) {
+				in = true
+				break
+			}
+		}
+		if !in {
+			return false, "matches no include pattern"
+		}
+	}
+	for _, re := range s.Exclude {
+		if re.MatchString(raw) {
+			return false, "matches exclude pattern " + re.String()
+		}
+	}
+	return true, ""
+}
+
+func domainMatch(host, domain string) bool {
+	domain = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(domain), "."))
+	return host == domain || strings.HasSuffix(host, "."+domain)
+}

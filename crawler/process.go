@@ -1,0 +1,348 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/zeebo/xxh3"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/extract"
+	"github.com/simcrawl/simcrawl/frontier"
+	"github.com/simcrawl/simcrawl/storage"
+)
+
+// Outcomes recorded in the frontier for each finished URL.
+const (
+	outcomeStored   = "stored"
+	outcomeThin     = "stored:thin"
+	outcomeExact    = "dropped:exact"
+	outcomeNear     = "dropped:near"
+	outcomeNonHTML  = "skipped:non-html"
+	outcomeNoIndex  = "skipped:noindex"
+	outcomeRobots   = "skipped:robots"
+	reasonExact     = "exact"
+	reasonNear      = "near"
+	maxRetryBackoff = 10 * time.Minute
+)
+
+// process fetches one URL and records its outcome. It returns an error only
+// for failures of the crawl itself (the store); a bad page is an outcome.
+func (c *Crawler) process(ctx context.Context, it frontier.Item) error {
+	host := frontier.HostKey(it.URL)
+	c.applyCrawlDelay(ctx, host)
+
+	resp, err := c.fetcher.Fetch(ctx, it.URL)
+	if err != nil {
+		return c.fetchFailed(ctx, it, err)
+	}
+	c.stats.fetched.Add(1)
+	final, err := url.Parse(resp.FinalURL)
+	if err != nil {
+		return c.fail(ctx, it, "bad final url: "+err.Error())
+	}
+	doc, err := extract.ExtractBytes(resp.Body, resp.ContentType, final,
+		extract.Options{MaxBodySize: c.fetcher.opts.MaxBodySize, XRobotsTag: resp.Header.Get("X-Robots-Tag")})
+	if errors.Is(err, extract.ErrNotHTML) {
+		c.stats.skipped.Add(1)
+		c.opts.Logger.Debug("skipped", "url", it.URL, "reason", err.Error())
+		return c.done(ctx, it, outcomeNonHTML)
+	}
+	if err != nil {
+		return c.fail(ctx, it, "extract: "+err.Error())
+	}
+
+	p := &page{item: it, resp: resp, doc: doc}
+	p.fp, p.features, err = c.fper.Fingerprint(doc.Text)
+	switch {
+	case errors.Is(err, contentseen.ErrNotEnoughContent):
+		p.thin = true
+	case err != nil:
+		return c.fail(ctx, it, "fingerprint: "+err.Error())
+	default:
+		p.digest = xxh3.Hash128([]byte(doc.Text)).Bytes()
+	}
+	p.links = c.followable(it, doc)
+	return c.commit(p)
+}
+
+// page is everything known about a fetched page when its outcome is
+// decided.
+type page struct {
+	item     frontier.Item
+	resp     *Response
+	doc      *extract.Document
+	fp       contentseen.Fingerprint
+	features int
+	thin     bool
+	digest   [16]byte // zero for thin pages: they never match each other
+	links    []frontier.Item
+}
+
+// commit decides whether p is a duplicate and records the outcome in the
+// store, the index, the frontier and the drop log in one transaction, so
+// that "stored" and "indexed" never disagree after a crash.
+func (c *Crawler) commit(p *page) error {
+	var dropped *storage.DropRecord
+	err := c.db.Update(func(tx *bolt.Tx) error {
+		dropped = nil
+		if p.doc.NoIndex {
+			return c.finishTx(tx, p, outcomeNoIndex, !p.doc.NoFollow)
+		}
+		if c.maxPagesReached() {
+			c.stopTaking()
+			// Leave it pending for a later run with a larger limit.
+			return errMaxPages
+		}
+		if !p.thin {
+			d, err := c.findDuplicate(tx, p)
+			if err != nil {
+				return err
+			}
+			if d != nil {
+				dropped = d
+				return c.dropTx(tx, p, d)
+			}
+		}
+		return c.storeTx(tx, p)
+	})
+	if errors.Is(err, errMaxPages) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("crawler: record %s: %w", p.item.URL, err)
+	}
+	c.count(p, dropped)
+	return nil
+}
+
+var errMaxPages = errors.New("crawler: max pages reached")
+
+// maxPagesReached reports whether MaxPages pages are stored, counting the
+// pages of earlier runs on the same data directory.
+func (c *Crawler) maxPagesReached() bool {
+	return c.opts.MaxPages > 0 && c.storedBefore+c.stats.stored.Load() >= int64(c.opts.MaxPages)
+}
+
+// findDuplicate looks for an exact copy (same text digest) and then for a
+// stored page within k bits. It returns nil when p is new.
+func (c *Crawler) findDuplicate(tx *bolt.Tx, p *page) (*storage.DropRecord, error) {
+	if id, ok := c.store.ByDigestTx(tx, p.digest); ok {
+		orig, err := c.store.GetTx(tx, id)
+		if err != nil {
+			return nil, fmt.Errorf("exact match %d: %w", id, err)
+		}
+		return c.dropRecord(p, orig, reasonExact, 0), nil
+	}
+	ms, err := c.index.NearTx(tx, p.fp, c.k)
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) == 0 {
+		return nil, nil
+	}
+	orig, err := c.store.GetTx(tx, ms[0].ID)
+	if err != nil {
+		return nil, fmt.Errorf("near match %d: %w", ms[0].ID, err)
+	}
+	return c.dropRecord(p, orig, reasonNear, ms[0].Distance), nil
+}
+
+func (c *Crawler) dropRecord(p *page, orig *storage.Page, reason string, dist int) *storage.DropRecord {
+	return &storage.DropRecord{
+		Time:               p.resp.FetchedAt,
+		URL:                p.item.URL,
+		FinalURL:           p.resp.FinalURL,
+		DuplicateOf:        orig.URL,
+		DuplicateOfID:      orig.ID,
+		Distance:           dist,
+		Reason:             reason,
+		Fingerprint:        uint64(p.fp),
+		MatchedFingerprint: orig.Fingerprint,
+		Title:              p.doc.Title,
+		Depth:              p.item.Depth,
+	}
+}
+
+// dropTx records a duplicate: kept in the store's drop list (with its text,
+// for `crawl dups show`), written to the drop log before the URL is marked
+// done, links followed only for seeds (a user listed them on purpose).
+func (c *Crawler) dropTx(tx *bolt.Tx, p *page, r *storage.DropRecord) error {
+	d := &storage.Drop{
+		URL: r.URL, FinalURL: r.FinalURL, Title: r.Title, Depth: r.Depth, FetchedAt: r.Time,
+		DuplicateOf: r.DuplicateOfID, Distance: r.Distance, Reason: r.Reason,
+		Fingerprint: r.Fingerprint, MatchedFingerprint: r.MatchedFingerprint, Text: p.doc.Text,
+	}
+	if err := c.store.PutDropTx(tx, d); err != nil {
+		return err
+	}
+	if err := c.dropLog.Write(*r); err != nil {
+		return err
+	}
+	outcome := outcomeNear
+	if r.Reason == reasonExact {
+		outcome = outcomeExact
+	}
+	return c.finishTx(tx, p, outcome, p.item.Seed)
+}
+
+func (c *Crawler) storeTx(tx *bolt.Tx, p *page) error {
+	sp := &storage.Page{
+		URL: p.item.URL, FinalURL: p.resp.FinalURL, Status: p.resp.Status,
+		ContentType: p.resp.ContentType, FetchedAt: p.resp.FetchedAt, Depth: p.item.Depth,
+		Title: p.doc.Title, Text: p.doc.Text, Lang: p.doc.Lang,
+		Fingerprint: uint64(p.fp), Thin: p.thin, Digest: p.digest,
+		Body: p.resp.Body, Truncated: p.resp.Truncated || p.doc.Truncated,
+	}
+	id, err := c.store.PutTx(tx, sp)
+	if err != nil {
+		return err
+	}
+	outcome := outcomeThin
+	if !p.thin {
+		outcome = outcomeStored
+		if err := c.index.AddTx(tx, id, p.fp); err != nil {
+			return err
+		}
+	}
+	return c.finishTx(tx, p, outcome, true)
+}
+
+// finishTx marks the URL done and, when follow is set and the page allows
+// it, queues its links.
+func (c *Crawler) finishTx(tx *bolt.Tx, p *page, outcome string, follow bool) error {
+	if follow && !p.doc.NoFollow && len(p.links) > 0 {
+		if _, err := c.frontier.AddTx(tx, p.links...); err != nil {
+			return err
+		}
+	}
+	return c.frontier.DoneTx(tx, p.item, outcome)
+}
+
+func (c *Crawler) count(p *page, d *storage.DropRecord) {
+	switch {
+	case d != nil && d.Reason == reasonExact:
+		c.stats.exact.Add(1)
+	case d != nil:
+		c.stats.near.Add(1)
+	case p.doc.NoIndex:
+		c.stats.skipped.Add(1)
+	case p.thin:
+		c.stats.stored.Add(1)
+		c.stats.thin.Add(1)
+	default:
+		c.stats.stored.Add(1)
+	}
+	if d != nil {
+		c.opts.Logger.Info("dropped duplicate", "url", d.URL, "duplicate_of", d.DuplicateOf,
+			"distance", d.Distance, "reason", d.Reason)
+	}
+}
+
+// followable returns the page's links that the crawl may follow: in
+// scope, not too deep, canonical.
+func (c *Crawler) followable(it frontier.Item, doc *extract.Document) []frontier.Item {
+	if doc.NoFollow || it.Depth+1 > c.opts.MaxDepth {
+		return nil
+	}
+	seen := make(map[string]bool, len(doc.Links))
+	var out []frontier.Item
+	for _, l := range doc.Links {
+		if l.NoFollow && !c.opts.FollowNoFollow {
+			continue
+		}
+		cu, err := frontier.Canonical(l.URL)
+		if err != nil || seen[cu] {
+			continue
+		}
+		seen[cu] = true
+		u, err := url.Parse(cu)
+		if err != nil {
+			continue
+		}
+		if ok, _ := c.opts.Scope.Allows(u); !ok {
+			continue
+		}
+		out = append(out, frontier.Item{URL: cu, Depth: it.Depth + 1, Source: it.URL})
+	}
+	return out
+}
+
+// fetchFailed retries what may succeed later and records the rest.
+func (c *Crawler) fetchFailed(ctx context.Context, it frontier.Item, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var fe *FetchError
+	if !errors.As(err, &fe) {
+		c.stats.errors.Add(1)
+		return c.fail(ctx, it, err.Error())
+	}
+	if fe.Kind == "disallowed" {
+		c.stats.skipped.Add(1)
+		return c.done(ctx, it, outcomeRobots)
+	}
+	if fe.Retryable() && it.Attempts < c.opts.Retries {
+		wait := c.backoff(it.Attempts, fe.RetryAfter)
+		c.stats.retries.Add(1)
+		c.opts.Logger.Debug("retry", "url", it.URL, "attempt", it.Attempts+1, "after", wait, "error", err)
+		if rerr := c.frontier.Retry(ctx, it, wait, err.Error()); rerr != nil {
+			return fmt.Errorf("crawler: retry %s: %w", it.URL, rerr)
+		}
+		return nil
+	}
+	c.stats.errors.Add(1)
+	return c.fail(ctx, it, err.Error())
+}
+
+func (c *Crawler) backoff(attempts int, retryAfter time.Duration) time.Duration {
+	d := c.opts.RetryBackoff
+	for range attempts {
+		d *= 2
+		if d > maxRetryBackoff {
+			d = maxRetryBackoff
+			break
+		}
+	}
+	return max(d, min(retryAfter, maxRetryBackoff))
+}
+
+func (c *Crawler) fail(ctx context.Context, it frontier.Item, reason string) error {
+	c.opts.Logger.Info("failed", "url", it.URL, "reason", reason)
+	if err := c.frontier.Fail(ctx, it, reason); err != nil {
+		return fmt.Errorf("crawler: record failure of %s: %w", it.URL, err)
+	}
+	return nil
+}
+
+func (c *Crawler) done(ctx context.Context, it frontier.Item, outcome string) error {
+	if err := c.frontier.Done(ctx, it, outcome); err != nil {
+		return fmt.Errorf("crawler: mark %s done: %w", it.URL, err)
+	}
+	return nil
+}
+
+// applyCrawlDelay reads a host's robots.txt Crawl-delay once and raises
+// the host's delay to it, capped by MaxCrawlDelay.
+func (c *Crawler) applyCrawlDelay(ctx context.Context, host string) {
+	if !c.opts.Fetch.RespectRobots {
+		return
+	}
+	if _, done := c.robotsDone.Load(host); done {
+		return
+	}
+	d, err := c.fetcher.CrawlDelay(ctx, host)
+	if err != nil {
+		return // Fetch reports robots.txt trouble and the URL is retried
+	}
+	c.robotsDone.Store(host, struct{}{})
+	if d > 0 {
+		capped := min(d, c.opts.MaxCrawlDelay)
+		c.frontier.SetHostDelay(host, capped)
+		c.opts.Logger.Info("robots.txt crawl-delay", "host", host, "delay", capped)
+	}
+}

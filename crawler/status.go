@@ -1,0 +1,152 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/simcrawl/simcrawl/frontier"
+	"github.com/simcrawl/simcrawl/storage"
+)
+
+// Stats is a snapshot of a Run's figures.
+type Stats struct {
+	Fetched, Stored, Thin, DroppedExact, DroppedNear int64
+	Skipped, Errors, Retries                         int64
+	InFlight                                         int64
+	Queue                                            int // URLs pending in the frontier
+	Elapsed                                          time.Duration
+}
+
+// Stats returns the current figures of this run.
+func (c *Crawler) Stats(start time.Time) Stats {
+	fs := c.frontier.Stats()
+	return Stats{
+		Fetched: c.stats.fetched.Load(), Stored: c.stats.stored.Load(), Thin: c.stats.thin.Load(),
+		DroppedExact: c.stats.exact.Load(), DroppedNear: c.stats.near.Load(),
+		Skipped: c.stats.skipped.Load(), Errors: c.stats.errors.Load(), Retries: c.stats.retries.Load(),
+		InFlight: c.stats.inFlight.Load(), Queue: fs.Pending, Elapsed: time.Since(start),
+	}
+}
+
+func (s Stats) line() string {
+	rate := 0.0
+	if s.Elapsed > 0 {
+		rate = float64(s.Fetched) / s.Elapsed.Seconds()
+	}
+	return fmt.Sprintf("fetched %d  stored %d  dropped %d exact / %d near  errors %d  queue %d  %.1f pages/s  %s",
+		s.Fetched, s.Stored, s.DroppedExact, s.DroppedNear, s.Errors, s.Queue, rate,
+		s.Elapsed.Truncate(time.Second))
+}
+
+// startStatus reports progress until the returned function is called, which
+// waits for the reporter to stop: on a terminal a status line redrawn in
+// place, otherwise a log line every StatusInterval.
+func (c *Crawler) startStatus(start time.Time) (stop func()) {
+	interval := c.opts.StatusInterval
+	if c.opts.StatusTTY {
+		interval = 250 * time.Millisecond
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				if c.opts.StatusTTY && c.opts.Status != nil {
+					fmt.Fprintf(c.opts.Status, "\r\033[K")
+				}
+				return
+			case <-t.C:
+				s := c.Stats(start)
+				switch {
+				case c.opts.StatusTTY && c.opts.Status != nil:
+					fmt.Fprintf(c.opts.Status, "\r\033[K%s", s.line())
+				default:
+					c.opts.Logger.Info("progress", "fetched", s.Fetched, "stored", s.Stored,
+						"dropped_exact", s.DroppedExact, "dropped_near", s.DroppedNear,
+						"errors", s.Errors, "queue", s.Queue, "in_flight", s.InFlight,
+						"elapsed", s.Elapsed.Truncate(time.Second))
+				}
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// Summary is what a finished (or stopped) Run reports.
+type Summary struct {
+	Run          Stats          // this run only
+	Pages, Drops int            // all stored pages and drops in the data directory
+	Failed       int            // URLs recorded as failed
+	TopDupHosts  []HostCount    // hosts that supplied the most duplicates, all runs
+	DataDir      string         // where the store lives
+	DropLog      string         // where the drop log is
+	Frontier     frontier.Stats // the frontier at the end
+}
+
+// HostCount is a host and a count.
+type HostCount struct {
+	Host  string
+	Count int
+}
+
+func (c *Crawler) summary(ctx context.Context, start time.Time) (*Summary, error) {
+	ctx = context.WithoutCancel(ctx)
+	s := &Summary{Run: c.Stats(start), DataDir: c.opts.DataDir, DropLog: c.opts.DropLog, Frontier: c.frontier.Stats()}
+	var err error
+	s.Pages, s.Drops, err = c.store.Counts(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("crawler: summary: %w", err)
+	}
+	s.Failed = s.Frontier.Failed
+	hosts := map[string]int{}
+	err = c.store.Drops(ctx, func(d *storage.Drop) error {
+		hosts[frontier.HostKey(d.URL)]++
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("crawler: summary: %w", err)
+	}
+	for h, n := range hosts {
+		s.TopDupHosts = append(s.TopDupHosts, HostCount{h, n})
+	}
+	sort.Slice(s.TopDupHosts, func(i, j int) bool {
+		a, b := s.TopDupHosts[i], s.TopDupHosts[j]
+		return a.Count > b.Count || a.Count == b.Count && a.Host < b.Host
+	})
+	if len(s.TopDupHosts) > 5 {
+		s.TopDupHosts = s.TopDupHosts[:5]
+	}
+	return s, nil
+}
+
+// Print writes the summary for a person.
+func (s *Summary) Print(w io.Writer) {
+	r := s.Run
+	fmt.Fprintf(w, "This run: fetched %d, stored %d (%d thin), dropped %d exact + %d near, skipped %d, errors %d, retries %d in %s\n",
+		r.Fetched, r.Stored, r.Thin, r.DroppedExact, r.DroppedNear, r.Skipped, r.Errors, r.Retries, r.Elapsed.Truncate(time.Millisecond))
+	total := s.Pages + s.Drops
+	rate := 0.0
+	if total > 0 {
+		rate = 100 * float64(s.Drops) / float64(total)
+	}
+	fmt.Fprintf(w, "All runs: %d pages stored, %d dropped as duplicates (drop rate %.1f%%), %d URLs failed, %d still queued\n",
+		s.Pages, s.Drops, rate, s.Failed, s.Frontier.Pending)
+	if len(s.TopDupHosts) > 0 {
+		var parts []string
+		for _, h := range s.TopDupHosts {
+			parts = append(parts, fmt.Sprintf("%s (%d)", h.Host, h.Count))
+		}
+		fmt.Fprintf(w, "Hosts with most duplicates: %s\n", strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(w, "Store: %s/%s\nDrop log: %s\n", s.DataDir, DBFile, s.DropLog)
+}

@@ -1,0 +1,98 @@
+package archtest
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/simcrawl/simcrawl/"
+
+// leaves may import the standard library and third-party modules, but no
+// package of this module.
+var leaves = []string{"contentseen", "extract", "frontier", "storage"}
+
+type pkg struct {
+	dir     string
+	hasDoc  bool
+	imports map[string]bool // of non-test files
+}
+
+func loadPackages(t *testing.T) map[string]*pkg {
+	t.Helper()
+	root := "../.."
+	pkgs := map[string]*pkg{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != root || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly|parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		p := pkgs[rel]
+		if p == nil {
+			p = &pkg{dir: rel, imports: map[string]bool{}}
+			pkgs[rel] = p
+		}
+		if f.Doc != nil && strings.TrimSpace(f.Doc.Text()) != "" {
+			p.hasDoc = true
+		}
+		for _, imp := range f.Imports {
+			p.imports[strings.Trim(imp.Path.Value, `"`)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatal("not at the module root:", err)
+	}
+	return pkgs
+}
+
+func TestEveryPackageHasADoc(t *testing.T) {
+	for dir, p := range loadPackages(t) {
+		if !p.hasDoc {
+			t.Errorf("package %s has no package doc comment", dir)
+		}
+	}
+}
+
+func TestOnlyCrawlerImportsColly(t *testing.T) {
+	for dir, p := range loadPackages(t) {
+		for imp := range p.imports {
+			if strings.HasPrefix(imp, "github.com/gocolly/colly") && dir != "crawler" {
+				t.Errorf("%s imports %s: only crawler may import colly", dir, imp)
+			}
+		}
+	}
+}
+
+func TestLeavesImportNoSibling(t *testing.T) {
+	pkgs := loadPackages(t)
+	for _, leaf := range leaves {
+		p := pkgs[leaf]
+		if p == nil {
+			t.Errorf("leaf package %s not found", leaf)
+			continue
+		}
+		for imp := range p.imports {
+			if strings.HasPrefix(imp, module) {
+				t.Errorf("leaf %s imports %s", leaf, imp)
+			}
+		}
+	}
+}
