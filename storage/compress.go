@@ -17,9 +17,13 @@ const maxDecoded = 1 << 30
 // *zstd.Decoder, and sharing them keeps their (large) internal state to one
 // copy however many Stores exist. Used only through EncodeAll/DecodeAll,
 // neither starts goroutines that would need a Close.
+//
+// SpeedFastest because, on the corpus's 308 pages cut to 50 KB, it
+// compressed 3.45x at about twice the speed of SpeedDefault (3.61x); the
+// crawler pays compression on every stored page, disk is cheaper.
 var codec = sync.OnceValue(func() codecs {
 	enc, err := zstd.NewWriter(nil,
-		zstd.WithEncoderLevel(zstd.SpeedDefault),
+		zstd.WithEncoderLevel(zstd.SpeedFastest),
 		zstd.WithEncoderConcurrency(0))
 	if err != nil {
 		return codecs{err: fmt.Errorf("storage: zstd encoder: %w", err)}
