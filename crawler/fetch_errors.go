@@ -78,8 +78,10 @@ func (e *FetchError) Retryable() bool {
 // transport says; otherwise a deadline is our own per-request Timeout.
 func classify(parent context.Context, rawURL string, err error, sent bool) *FetchError {
 	var fe *FetchError
-	if errors.As(err, &fe) {
-		// Raised by our redirect check or a nested robots.txt fetch.
+	if errors.As(err, &fe) && (fe.Kind != KindCanceled || parent.Err() != nil) {
+		// Raised by our redirect check or a nested robots.txt fetch. A
+		// nested "canceled" while the caller's ctx is alive was our own
+		// Timeout: fall through and report a timeout.
 		return fe
 	}
 	if parent.Err() != nil {

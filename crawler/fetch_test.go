@@ -6,12 +6,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gocolly/colly/v2"
 )
 
 // testSite is an httptest server that counts requests per RequestURI, so
@@ -479,4 +482,81 @@ func TestFetchOptionsValidate(t *testing.T) {
 		f.opts.MaxBodySize != DefaultMaxBodySize || f.opts.MaxRedirects != DefaultMaxRedirects || f.opts.RobotsTTL != DefaultRobotsTTL {
 		t.Errorf("defaults not applied: %+v", f.opts)
 	}
+}
+
+// TestFetchCollyPitfallsPinned pins the colly v2.3.0 behaviour that
+// bodyTransport exists for: with DetectCharset off, colly still transcodes a
+// body whose Content-Type names a charset, and it gunzips a body whose
+// Content-Type says gzip. If this test starts failing after a colly upgrade,
+// bodyTransport may be simplified.
+func TestFetchCollyPitfallsPinned(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("plain"))
+	zw.Close()
+	gbk := []byte("\xd6\xd0\xce\xc4")
+	s := newTestSite(t)
+	s.serve("/gbk", "text/html; charset=gbk", gbk)
+	s.serve("/gz", "application/gzip", gz.Bytes())
+
+	c := colly.NewCollector()
+	c.DetectCharset = false
+	c.AllowURLRevisit = true
+	got := map[string][]byte{}
+	c.OnResponse(func(r *colly.Response) { got[r.Request.URL.Path] = r.Body })
+	for _, p := range []string{"/gbk", "/gz"} {
+		if err := c.Visit(s.URL + p); err != nil {
+			t.Fatalf("colly Visit %s: %v", p, err)
+		}
+	}
+	if string(got["/gbk"]) != "中文" {
+		t.Errorf("colly no longer transcodes declared charsets: body %q", got["/gbk"])
+	}
+	if string(got["/gz"]) != "plain" {
+		t.Errorf("colly no longer gunzips application/gzip bodies: body %q", got["/gz"])
+	}
+}
+
+// BenchmarkFetch compares one Fetch (colly clone, robots cache hit, body
+// capture) with a bare net/http GET of the same 50 KB page on loopback.
+func BenchmarkFetch(b *testing.B) {
+	page := bytes.Repeat([]byte("<p>lorem ipsum dolor sit amet</p>\n"), 50<<10/35)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write(page)
+	}))
+	b.Cleanup(srv.Close)
+
+	b.Run("fetcher", func(b *testing.B) {
+		f, err := NewFetcher(DefaultFetchOptions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.SetBytes(int64(len(page)))
+		for b.Loop() {
+			if _, err := f.Fetch(b.Context(), srv.URL+"/page"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("net-http", func(b *testing.B) {
+		client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		b.ReportAllocs()
+		b.SetBytes(int64(len(page)))
+		for b.Loop() {
+			resp, err := client.Get(srv.URL + "/page")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := io.ReadAll(resp.Body); err != nil {
+				b.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+	})
 }
