@@ -41,6 +41,8 @@ const (
 	robotsMaxBytes = 512 << 10
 	// robotsMaxRedirects is RFC 9309's "at least five" redirects.
 	robotsMaxRedirects = 5
+	// maxBodySizeLimit keeps limit+1 and colly's int MaxBodySize sane.
+	maxBodySizeLimit = 1 << 40
 )
 
 // DefaultFetchOptions returns the documented defaults, robots.txt obeyed.
@@ -56,7 +58,8 @@ func DefaultFetchOptions() FetchOptions {
 }
 
 // Response is one fetched page. Body holds the bytes as the server sent them
-// (after HTTP Content-Encoding is undone by net/http), never transcoded.
+// (after HTTP Content-Encoding is undone by net/http), never transcoded. A
+// Response belongs to the caller; the Fetcher keeps no reference to it.
 type Response struct {
 	URL         string      // the requested URL, fragment removed
 	FinalURL    string      // the URL that answered after redirects
@@ -88,6 +91,9 @@ type Fetcher struct {
 func NewFetcher(o FetchOptions) (*Fetcher, error) {
 	if o.Timeout < 0 || o.MaxBodySize < 0 || o.MaxRedirects < 0 || o.RobotsTTL < 0 {
 		return nil, errors.New("crawler: negative Timeout, MaxBodySize, MaxRedirects or RobotsTTL")
+	}
+	if o.MaxBodySize > maxBodySizeLimit {
+		return nil, fmt.Errorf("crawler: MaxBodySize %d above %d", o.MaxBodySize, int64(maxBodySizeLimit))
 	}
 	if o.UserAgent == "" {
 		o.UserAgent = DefaultUserAgent
@@ -243,7 +249,7 @@ func onResponse(r *colly.Response) {
 	if r.Headers != nil && *r.Headers != nil {
 		st.header = *r.Headers
 	}
-	st.finalURL = r.Request.URL.String()
+	st.finalURL = withoutFragment(r.Request.URL) // a Location header may carry one
 }
 
 // checkRedirect is colly's redirect handler (http.Client.CheckRedirect):
@@ -255,6 +261,9 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 		return errors.New("crawler: redirect outside a fetch")
 	}
 	next := withoutFragment(req.URL)
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+		return &FetchError{Kind: KindBadURL, URL: next, Err: fmt.Errorf("crawler: redirect to scheme %q", req.URL.Scheme)}
+	}
 	for _, v := range via {
 		if withoutFragment(v.URL) == next {
 			return &FetchError{Kind: KindRedirectLoop, URL: next, Err: fmt.Errorf("crawler: redirect chain %s", chain(via, next))}

@@ -451,6 +451,24 @@ func TestFetchFragmentStripped(t *testing.T) {
 	}
 }
 
+func TestFetchRedirectOddTargets(t *testing.T) {
+	s := newTestSite(t)
+	s.redirect("/frag", "/doc#section", http.StatusFound)
+	s.redirect("/ftp", "ftp://example.com/file", http.StatusFound)
+	s.serve("/doc", "text/html", []byte("doc"))
+	f := newTestFetcher(t, nil)
+
+	resp, err := f.Fetch(t.Context(), s.URL+"/frag")
+	if err != nil {
+		t.Fatalf("Fetch /frag: %v", err)
+	}
+	if resp.FinalURL != s.URL+"/doc" {
+		t.Errorf("FinalURL = %q, want %q (fragment dropped)", resp.FinalURL, s.URL+"/doc")
+	}
+	_, err = f.Fetch(t.Context(), s.URL+"/ftp")
+	wantKind(t, err, KindBadURL, false)
+}
+
 func TestFetchBadURL(t *testing.T) {
 	f := newTestFetcher(t, nil)
 	for _, u := range []string{"", "not a url", "ftp://example.com/x", "http://", "/relative", "http://[::1"} {
@@ -469,7 +487,7 @@ func TestFetchConnectionRefused(t *testing.T) {
 }
 
 func TestFetchOptionsValidate(t *testing.T) {
-	for _, o := range []FetchOptions{{Timeout: -1}, {MaxBodySize: -1}, {MaxRedirects: -1}, {RobotsTTL: -1}} {
+	for _, o := range []FetchOptions{{Timeout: -1}, {MaxBodySize: -1}, {MaxRedirects: -1}, {RobotsTTL: -1}, {MaxBodySize: 1 << 62}} {
 		if _, err := NewFetcher(o); err == nil {
 			t.Errorf("NewFetcher(%+v) = nil error, want one", o)
 		}
@@ -492,8 +510,12 @@ func TestFetchOptionsValidate(t *testing.T) {
 func TestFetchCollyPitfallsPinned(t *testing.T) {
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte("plain"))
-	zw.Close()
+	if _, err := zw.Write([]byte("plain")); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
 	gbk := []byte("\xd6\xd0\xce\xc4")
 	s := newTestSite(t)
 	s.serve("/gbk", "text/html; charset=gbk", gbk)

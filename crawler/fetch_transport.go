@@ -56,7 +56,7 @@ func (t *bodyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if st == nil {
 		return t.next.RoundTrip(req)
 	}
-	st.hops = append(st.hops, req.URL.String())
+	st.hops = append(st.hops, withoutFragment(req.URL))
 	resp, err := t.next.RoundTrip(req)
 	if err != nil {
 		return nil, err
