@@ -14,6 +14,10 @@ import (
 // trees, the fallback is one linear walk.
 const maxElems = 60000
 
+// minArticleRunes is the article length below which the page's visible
+// text is considered instead.
+const minArticleRunes = 200
+
 // extractTree fills d from a parsed page.
 func extractTree(d *Document, g *goquery.Document, pageURL *url.URL) {
 	root := g.Nodes[0]
@@ -26,8 +30,9 @@ func extractTree(d *Document, g *goquery.Document, pageURL *url.URL) {
 		fbRoot = body[0]
 	}
 	fallback := renderText(fbRoot, linkDense(fbRoot))
-	if fallback == "" {
-		// A page that is nothing but links (an index) still has text.
+	if utf8.RuneCountInString(fallback) < minArticleRunes {
+		// On a page that is mostly links (an index, an archive) the
+		// links are the content.
 		fallback = renderText(fbRoot, nil)
 	}
 
@@ -72,7 +77,7 @@ func useFallback(article, fallback string) bool {
 		return true
 	}
 	f := utf8.RuneCountInString(fallback)
-	return a < 200 && f > 3*a
+	return a < minArticleRunes && f > 3*a
 }
 
 // countElems counts elements below n, stopping early past limit.

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
 )
 
 // Boilerplate removal. It runs on the whole page before readability (so
@@ -13,18 +12,20 @@ import (
 // inside the article container).
 
 // dropTags are removed wherever they are: they never hold article text.
-var dropTags = map[atom.Atom]bool{
-	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
-	atom.Iframe: true, atom.Svg: true, atom.Math: false, atom.Canvas: true,
-	atom.Object: true, atom.Embed: true, atom.Button: true, atom.Input: true,
-	atom.Select: true, atom.Textarea: true, atom.Dialog: true, atom.Time: true,
-	atom.Link: true, atom.Meta: true,
-}
+// The tag maps are keyed by name, not atom: readability renames elements
+// (div to p) by changing Data and leaves DataAtom stale.
+var dropTags = setOf("script style noscript template iframe svg canvas object embed button input select textarea dialog time link meta")
 
 // chromeTags are page chrome. They are removed unless they hold most of the
 // text (some sites wrap the whole page in <header> or <aside>).
-var chromeTags = map[atom.Atom]bool{
-	atom.Nav: true, atom.Header: true, atom.Footer: true, atom.Aside: true, atom.Menu: true,
+var chromeTags = setOf("nav header footer aside menu")
+
+func setOf(names string) map[string]bool {
+	m := make(map[string]bool)
+	for _, n := range strings.Fields(names) {
+		m[n] = true
+	}
+	return m
 }
 
 // markers are class and id tokens that mark boilerplate. Tokens are the
@@ -79,13 +80,13 @@ func (c *cleaner) walk(n *html.Node) {
 }
 
 func (c *cleaner) drop(n *html.Node) bool {
-	if dropTags[n.DataAtom] {
+	if dropTags[n.Data] {
 		return true
 	}
 	if protected(n) {
 		return false
 	}
-	if chromeTags[n.DataAtom] || hidden(n) || role(n) || markedClass(n) {
+	if chromeTags[n.Data] || hidden(n) || role(n) || markedClass(n) {
 		return !c.mostText(n)
 	}
 	return false
@@ -99,8 +100,8 @@ func (c *cleaner) mostText(n *html.Node) bool {
 
 // protected elements are never removed for their class or id.
 func protected(n *html.Node) bool {
-	switch n.DataAtom {
-	case atom.Html, atom.Head, atom.Body, atom.Main, atom.Article:
+	switch n.Data {
+	case "html", "head", "body", "main", "article":
 		return true
 	}
 	return attr(n, "role") == "main" || attr(n, "itemprop") == "articleBody"
@@ -213,7 +214,7 @@ func textLen(n *html.Node) int {
 		}
 		return k
 	}
-	if n.Type == html.ElementNode && dropTags[n.DataAtom] {
+	if n.Type == html.ElementNode && dropTags[n.Data] {
 		return 0
 	}
 	k := 0

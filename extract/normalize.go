@@ -30,12 +30,12 @@ var (
 	rxCounter = regexp.MustCompile(`(?i)` +
 		`\b\d[\d,.]*\s*[km]?\+?\s*(?:views?|reads?|comments?|likes?|shares?|hits|visits|plays|replies|votes)\b` +
 		`|\b(?:views?|reads?|comments?|likes?|shares?|hits|visits|replies)\s*[:：]?\s*\d[\d,.]*[km]?\b` +
-		`|(?:阅读|浏览|点击|评论|点赞|分享|收藏|转发|播放|参与|赞)(?:数|量|次数|人数)?\s*[:：]?\s*[(（]?\s*\d[\d,.]*\s*[万千]?\s*[)）]?\s*[次人条]?` +
-		`|\d[\d,.]*\s*[万千]?\s*(?:次阅读|次浏览|人阅读|人浏览|次播放|条评论|人参与|人收藏|次点击)`)
+		`|(?:阅读|浏览|点击|评论|点赞|分享|收藏|转发|播放|参与|赞|閱讀|瀏覽|點擊|評論|點讚|轉發|參與|讚)(?:数|量|次数|人数)?\s*[:：]?\s*[(（]?\s*\d[\d,.]*\s*[万千]?\s*[)）]?\s*[次人条]?` +
+		`|\d[\d,.]*\s*[万千]?\s*(?:次阅读|次浏览|人阅读|人浏览|次播放|条评论|人参与|人收藏|次点击|次閱讀|次瀏覽|人閱讀|條評論|人參與|次點擊)`)
 	// rxLabel is a label left dangling by a removed date or counter.
 	rxLabel = regexp.MustCompile(`(?i)` +
 		`(?:\b(?:last\s+)?(?:updated|published|posted|modified|edited|created)(?:\s+(?:on|at))?` +
-		`|更新时间|更新于|发布时间|发布于|发表于|发表时间|时间|日期)\s*[:：]?\s*` + "\x00")
+		`|更新时间|更新于|发布时间|发布于|发表于|发表时间|时间|日期|更新時間|更新於|發佈時間|發布時間|發表於|發表時間|時間)\s*[:：]?\s*` + "\x00")
 )
 
 // NormalizeText is the normalisation applied to Document.Text: it removes

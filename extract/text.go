@@ -6,7 +6,6 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
 )
 
 // maxTextBytes bounds the text kept per page. Fingerprinting needs far
@@ -15,18 +14,9 @@ const maxTextBytes = 2 << 20
 
 // blockTags start a new line before and after them, so that list items,
 // cells and paragraphs are never glued together ("one" "two" -> "onetwo").
-var blockTags = map[atom.Atom]bool{
-	atom.Address: true, atom.Article: true, atom.Aside: true, atom.Blockquote: true,
-	atom.Body: true, atom.Br: true, atom.Caption: true, atom.Center: true, atom.Dd: true,
-	atom.Details: true, atom.Dialog: true, atom.Dir: true, atom.Div: true, atom.Dl: true,
-	atom.Dt: true, atom.Fieldset: true, atom.Figcaption: true, atom.Figure: true,
-	atom.Footer: true, atom.Form: true, atom.H1: true, atom.H2: true, atom.H3: true,
-	atom.H4: true, atom.H5: true, atom.H6: true, atom.Header: true, atom.Hgroup: true,
-	atom.Hr: true, atom.Li: true, atom.Main: true, atom.Menu: true, atom.Nav: true,
-	atom.Ol: true, atom.P: true, atom.Pre: true, atom.Section: true, atom.Summary: true,
-	atom.Table: true, atom.Tbody: true, atom.Td: true, atom.Tfoot: true, atom.Th: true,
-	atom.Thead: true, atom.Tr: true, atom.Ul: true, atom.Legend: true, atom.Option: true,
-}
+var blockTags = setOf(`address article aside blockquote body br caption center dd details
+	dialog dir div dl dt fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6 header hgroup
+	hr li main menu nav ol p pre section summary table tbody td tfoot th thead tr ul legend option`)
 
 // textWriter renders a tree as lines of text with collapsed whitespace.
 type textWriter struct {
@@ -49,28 +39,28 @@ func (w *textWriter) node(n *html.Node) {
 		w.text(n.Data)
 		return
 	case html.ElementNode:
-		if dropTags[n.DataAtom] || n.DataAtom == atom.Head || w.skip != nil && w.skip(n) {
+		if dropTags[n.Data] || n.Data == "head" || w.skip != nil && w.skip(n) {
 			return
 		}
 	case html.DocumentNode:
 	default:
 		return
 	}
-	block := n.Type == html.ElementNode && blockTags[n.DataAtom]
+	block := n.Type == html.ElementNode && blockTags[n.Data]
 	if block {
 		w.newline = true
 	}
-	if n.DataAtom == atom.Pre {
+	if n.Data == "pre" {
 		w.pre++
 	}
-	if n.DataAtom == atom.Img && n.Type == html.ElementNode {
+	if n.Data == "img" && n.Type == html.ElementNode {
 		// Images contribute nothing; alt text is too often "image".
 		return
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		w.node(c)
 	}
-	if n.DataAtom == atom.Pre {
+	if n.Data == "pre" {
 		w.pre--
 	}
 	if block {
@@ -126,17 +116,17 @@ func linkDense(root *html.Node) func(*html.Node) bool {
 			}
 			return stat{k, 0}
 		}
-		if n.Type == html.ElementNode && dropTags[n.DataAtom] {
+		if n.Type == html.ElementNode && dropTags[n.Data] {
 			return stat{}
 		}
-		inLink = inLink || n.DataAtom == atom.A
+		inLink = inLink || n.Data == "a"
 		var s stat
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			cs := walk(c, inLink)
 			s.text += cs.text
 			s.link += cs.link
 		}
-		if n.Type == html.ElementNode && blockTags[n.DataAtom] {
+		if n.Type == html.ElementNode && blockTags[n.Data] {
 			stats[n] = s
 		}
 		return s
@@ -144,6 +134,6 @@ func linkDense(root *html.Node) func(*html.Node) bool {
 	walk(root, false)
 	return func(n *html.Node) bool {
 		s, ok := stats[n]
-		return ok && n.DataAtom != atom.Body && s.link > 0 && 10*s.link > 8*s.text
+		return ok && n.Data != "body" && s.link > 0 && 10*s.link > 8*s.text
 	}
 }

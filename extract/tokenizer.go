@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
 )
 
 // tokenizerExtract is the path for pages the tree builder refuses
@@ -47,19 +46,19 @@ func tokenizerExtract(d *Document, body []byte, pageURL *url.URL) {
 				}
 			}
 		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
-			name, hasAttr := z.TagName()
-			a := atom.Lookup(name)
+			raw, hasAttr := z.TagName()
+			name := string(raw)
 			start := tt != html.EndTagToken
 			switch {
-			case a == atom.Title:
+			case name == "title":
 				inTitle = start && tt == html.StartTagToken
-			case dropTags[a] && a != atom.Time && a != atom.Link && a != atom.Meta && a != atom.Input:
+			case dropTags[name] && !voidOrInline[name]:
 				if tt == html.StartTagToken {
 					skipDepth++
 				} else if tt == html.EndTagToken && skipDepth > 0 {
 					skipDepth--
 				}
-			case a == atom.A:
+			case name == "a":
 				if inA {
 					ls.add(href, rel, collapseSpace(anchor.String()))
 					inA = false
@@ -79,9 +78,13 @@ func tokenizerExtract(d *Document, body []byte, pageURL *url.URL) {
 					anchor.Reset()
 					inA = href != ""
 				}
-			case blockTags[a]:
+			case blockTags[name]:
 				w.newline = true
 			}
 		}
 	}
 }
+
+// voidOrInline are dropTags that have no end tag (void elements),
+// so they must not open a skipped region in the tokenizer path.
+var voidOrInline = setOf("link meta input embed")
