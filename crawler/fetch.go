@@ -12,9 +12,10 @@ import (
 	"github.com/gocolly/colly/v2"
 )
 
-// FetchOptions configures a Fetcher. Start from DefaultFetchOptions: the zero
-// value of RespectRobots is false, so a literal FetchOptions{} ignores
-// robots.txt. Zero durations and sizes take the defaults below.
+// FetchOptions configures a Fetcher; NewFetcher copies it, so later changes
+// have no effect. Start from DefaultFetchOptions: the zero value of
+// RespectRobots is false, so a literal FetchOptions{} ignores robots.txt.
+// Zero durations and sizes take the defaults below.
 type FetchOptions struct {
 	UserAgent string // sent on every request, robots.txt included
 	// RobotsAgent is the product token matched against robots.txt

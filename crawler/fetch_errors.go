@@ -34,6 +34,7 @@ const (
 
 // FetchError is the error returned by Fetcher.Fetch and Fetcher.CrawlDelay.
 // Callers decide between "retry later" and "record as failed" with Retryable.
+// It is not modified after it is returned, so it may be read concurrently.
 type FetchError struct {
 	Kind       string        // one of the Kind* constants
 	URL        string        // the URL being fetched when it failed (may be a redirect target or a robots.txt)
