@@ -1,0 +1,234 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/crawler"
+	"github.com/simcrawl/simcrawl/internal/demosite"
+	"github.com/simcrawl/simcrawl/storage"
+)
+
+// The test binary doubles as the crawl program: with SIMCRAWL_MAIN_ARGS set
+// (a JSON list), TestMain runs main with those arguments instead of the
+// tests, so a test can kill a real crawl process.
+func TestMain(m *testing.M) {
+	if a := os.Getenv("SIMCRAWL_MAIN_ARGS"); a != "" {
+		var args []string
+		if err := json.Unmarshal([]byte(a), &args); err != nil {
+			panic(err)
+		}
+		os.Args = append([]string{"crawl"}, args...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func startCrawlProcess(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	a, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "SIMCRAWL_MAIN_ARGS="+string(a))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &stderr
+}
+
+// waitServed waits until the site has served n pages (bounded: the test
+// fails rather than hangs).
+func waitServed(t *testing.T, g *demosite.Generated, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for g.Served() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("site served %d pages, waited for %d", g.Served(), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func crawlArgs(seeds, data string) []string {
+	return []string{"--seeds", seeds, "--data", data, "--set", "fetch.delay=0s",
+		"--set", "fetch.parallelism=4", "--set", "fetch.per_host=4", "--set", "log.level=warn",
+		"--set", "scope.max_depth=10"}
+}
+
+// checkConsistent checks that store, index, frontier and drop log agree
+// after a crawl of g ran to completion, and that no page was fetched more
+// than twice (once before a crash, once after).
+func checkConsistent(t *testing.T, g *demosite.Generated, data string, maxRefetched int) {
+	t.Helper()
+	d, err := crawler.OpenData(data, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx := context.Background()
+	seen := map[string]string{}
+	type storedFP struct {
+		url string
+		fp  contentseen.Fingerprint
+	}
+	var fps []storedFP
+	if err := d.Store.Pages(ctx, false, func(p *storage.Page) error {
+		if prev, ok := seen[p.URL]; ok {
+			t.Errorf("%s stored twice (%s)", p.URL, prev)
+		}
+		seen[p.URL] = "stored"
+		if !p.Thin {
+			fps = append(fps, storedFP{p.URL, contentseen.Fingerprint(p.Fingerprint)})
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	drops := 0
+	if err := d.Store.Drops(ctx, func(dr *storage.Drop) error {
+		drops++
+		if prev, ok := seen[dr.URL]; ok {
+			t.Errorf("%s dropped but also %s", dr.URL, prev)
+		}
+		seen[dr.URL] = "dropped"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// ContentSeen's invariant, whatever the order of fetches and the
+	// crash: no two stored pages lie within k bits of each other.
+	for i, a := range fps {
+		for _, b := range fps[i+1:] {
+			if dist := contentseen.Distance(a.fp, b.fp); dist <= 3 {
+				t.Errorf("stored pages %s and %s are %d bits apart", a.url, b.url, dist)
+			}
+		}
+	}
+	if drops == 0 {
+		t.Error("no page dropped; the site has near-duplicates")
+	}
+	log, err := os.ReadFile(filepath.Join(data, "dropped.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(log), "\n"); lines != drops {
+		t.Errorf("drop log has %d lines, store has %d drops", lines, drops)
+	}
+	refetched := 0
+	for i := range g.N {
+		switch h := g.Hits(i); {
+		case h > 2:
+			t.Errorf("page %d fetched %d times", i, h)
+		case h == 2:
+			refetched++
+		}
+	}
+	if refetched > maxRefetched {
+		t.Errorf("%d pages fetched twice, want at most %d (the pages in flight)", refetched, maxRefetched)
+	}
+	if len(seen) < 50 {
+		t.Errorf("only %d pages decided; the site has %d", len(seen), g.N)
+	}
+}
+
+func TestKillNineThenResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts crawl processes")
+	}
+	g := &demosite.Generated{N: 200, DupEvery: 7, Latency: 20 * time.Millisecond}
+	srv := httptest.NewServer(g)
+	defer srv.Close()
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", srv.URL+"/p/0\n")
+	data := filepath.Join(dir, "data")
+
+	cmd, _ := startCrawlProcess(t, crawlArgs(seeds, data)...)
+	waitServed(t, g, 40)
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil {
+		t.Fatal("crawl process killed with -9 exited cleanly")
+	}
+	if _, _, err := run(t, "", crawlArgs(seeds, data)...); err != nil {
+		t.Fatalf("resumed crawl: %v", err)
+	}
+	checkConsistent(t, g, data, 4)
+}
+
+func TestInterruptDrainsAndExits130(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts crawl processes")
+	}
+	g := &demosite.Generated{N: 200, DupEvery: 7, Latency: 20 * time.Millisecond}
+	srv := httptest.NewServer(g)
+	defer srv.Close()
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", srv.URL+"/p/0\n")
+	data := filepath.Join(dir, "data")
+
+	cmd, stderr := startCrawlProcess(t, crawlArgs(seeds, data)...)
+	waitServed(t, g, 30)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("after Ctrl-C: %v, want exit status 130; stderr:\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("stderr does not say the crawl was interrupted:\n%s", stderr)
+	}
+	if _, _, err := run(t, "", crawlArgs(seeds, data)...); err != nil {
+		t.Fatalf("resumed crawl: %v", err)
+	}
+	// A drained stop finishes the pages in flight: nothing is fetched twice.
+	checkConsistent(t, g, data, 0)
+}
+
+func TestSecondProcessRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts crawl processes")
+	}
+	g := &demosite.Generated{N: 200, Latency: 50 * time.Millisecond}
+	srv := httptest.NewServer(g)
+	defer srv.Close()
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", srv.URL+"/p/0\n")
+	data := filepath.Join(dir, "data")
+	cmd, _ := startCrawlProcess(t, crawlArgs(seeds, data)...)
+	defer func() {
+		if err := cmd.Process.Kill(); err != nil {
+			t.Errorf("kill: %v", err)
+		}
+		if err := cmd.Wait(); err == nil {
+			t.Error("killed crawl process exited cleanly")
+		}
+	}()
+	waitServed(t, g, 3)
+	_, _, err := run(t, "", crawlArgs(seeds, data)...)
+	if err == nil || !strings.Contains(err.Error(), "another crawl") {
+		t.Fatalf("second crawl on a busy data directory: err = %v, want 'another crawl' holds it", err)
+	}
+	_, _, err = run(t, "", "export", "--data", data)
+	if err == nil || !strings.Contains(err.Error(), "another crawl") {
+		t.Fatalf("export during a crawl: err = %v, want 'another crawl'", err)
+	}
+}

@@ -1,0 +1,148 @@
+package demosite
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Generated is a synthetic site of N article pages, /p/0 to /p/N-1, for
+// crash tests and benchmarks: page i links to pages 3i+1..3i+3 (a
+// breadth-first crawl from /p/0 reaches all of them), plus LinksPerPage
+// links to /x/... pages that are never crawled because they lie beyond
+// MaxDepth or the page limit (they fill the frontier). Every DupEvery-th
+// page repeats the article of the page before it with one word added,
+// a near-duplicate. Pages are padded with navigation, sidebar and footer
+// markup to about PageBytes, like real news pages.
+//
+// Safe for concurrent use.
+type Generated struct {
+	N            int
+	DupEvery     int           // 0 = no duplicates
+	LinksPerPage int           // extra links to uncrawled pages
+	PageBytes    int           // approximate page size; 0 = small pages
+	Latency      time.Duration // per request, to let tests stop a crawl mid-way
+
+	served atomic.Int64
+	mu     sync.Mutex
+	hits   map[int]int // guarded by mu
+}
+
+// Served returns the number of article pages served so far.
+func (g *Generated) Served() int64 { return g.served.Load() }
+
+// Hits returns how many times page i was requested.
+func (g *Generated) Hits(i int) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.hits[i]
+}
+
+// IsDuplicate reports whether page i is a near-duplicate of page i-1.
+func (g *Generated) IsDuplicate(i int) bool {
+	return g.DupEvery > 0 && i > 0 && i%g.DupEvery == 0
+}
+
+// ServeHTTP implements http.Handler.
+func (g *Generated) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/robots.txt" {
+		http.NotFound(w, r)
+		return
+	}
+	n, ok := strings.CutPrefix(r.URL.Path, "/p/")
+	i, err := strconv.Atoi(n)
+	if !ok || err != nil || i < 0 || i >= g.N {
+		http.NotFound(w, r)
+		return
+	}
+	g.mu.Lock()
+	if g.hits == nil {
+		g.hits = map[int]int{}
+	}
+	g.hits[i]++
+	g.mu.Unlock()
+	if g.Latency > 0 {
+		select {
+		case <-time.After(g.Latency):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	g.served.Add(1)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write([]byte(g.page(i)))
+}
+
+func (g *Generated) page(i int) string {
+	src := i
+	if g.IsDuplicate(i) {
+		src = i - 1
+	}
+	paras := articleText(src)
+	if src != i {
+		paras = append(paras, "Reposted.")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Story %d | The Generated Gazette</title>
+<link rel="stylesheet" href="/static/site.css"><script>window.dataLayer=[];</script></head><body>
+<header class="masthead"><a href="/">The Generated Gazette</a><nav class="menu"><ul>`, src)
+	for s := range 12 {
+		fmt.Fprintf(&b, `<li><a href="/section/%d">Section %d</a></li>`, s, s)
+	}
+	fmt.Fprintf(&b, "</ul></nav></header>\n<main><article><h1>Story %d</h1>\n", src)
+	for _, p := range paras {
+		fmt.Fprintf(&b, "<p>%s</p>\n", p)
+	}
+	b.WriteString(`</article><div class="related"><h2>Read next</h2><ul>`)
+	for c := 3*i + 1; c <= 3*i+3 && c < g.N; c++ {
+		fmt.Fprintf(&b, `<li><a href="/p/%d">Story %d</a></li>`, c, c)
+	}
+	for x := range g.LinksPerPage {
+		fmt.Fprintf(&b, `<li><a href="/x/%d/%d">More %d</a></li>`, i, x, x)
+	}
+	b.WriteString("</ul></div></main>\n")
+	// Pad with the kind of markup real pages carry around the article.
+	for b.Len() < g.PageBytes {
+		b.WriteString(`<aside class="sidebar ad-slot"><div class="widget"><a href="/promo"><img src="/img/promo.png" alt="promo"></a>` +
+			`<p class="share-buttons"><a href="/share?fb">Share</a> <a href="/share?tw">Post</a></p></div></aside>` + "\n")
+	}
+	b.WriteString(`<footer class="site-footer"><p>© The Generated Gazette</p></footer></body></html>`)
+	return b.String()
+}
+
+// articleText returns page i's article: about 500 words drawn from a fixed
+// vocabulary with a skewed distribution, deterministic in i.
+func articleText(i int) []string {
+	rng := rand.New(rand.NewPCG(uint64(i), 0x5eed))
+	paras := make([]string, 6)
+	for p := range paras {
+		words := make([]string, 80)
+		for w := range words {
+			// Squaring skews the draw towards frequent words, as in text.
+			f := rng.Float64()
+			words[w] = vocabulary[int(f*f*float64(len(vocabulary)))]
+		}
+		paras[p] = strings.ToUpper(words[0][:1]) + words[0][1:] + " " + strings.Join(words[1:], " ") + "."
+	}
+	return paras
+}
+
+var vocabulary = func() []string {
+	onsets := []string{"b", "c", "d", "f", "g", "h", "l", "m", "n", "p", "r", "s", "t", "v", "w", "br", "st", "tr"}
+	vowels := []string{"a", "e", "i", "o", "u", "ea", "ou"}
+	codas := []string{"", "n", "r", "s", "t", "nd", "ll"}
+	var v []string
+	for _, o := range onsets {
+		for _, a := range vowels {
+			for _, c := range codas {
+				v = append(v, o+a+c, o+a+c+"er")
+			}
+		}
+	}
+	return v
+}()
