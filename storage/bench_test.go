@@ -3,6 +3,7 @@ package storage
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -98,6 +99,12 @@ func benchPage(r *rand.Rand, i int) *Page {
 		Fingerprint: r.Uint64(),
 		Digest:      d,
 		Body:        src[0],
+		Header: http.Header{
+			"Content-Type":  {"text/html; charset=utf-8"},
+			"Date":          {"Sun, 22 Nov 2026 14:00:00 GMT"},
+			"Cache-Control": {"max-age=600"},
+			"Etag":          {fmt.Sprintf("%q", fmt.Sprint(r.Uint64()))},
+		},
 	}
 }
 

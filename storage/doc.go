@@ -22,6 +22,7 @@
 //	                  text_len, body_len)
 //	text/    ID   ->  zstd frame of the extracted text (absent: empty)
 //	body/    ID   ->  zstd frame of the raw body (absent: empty)
+//	header/  ID   ->  zstd frame of the JSON of the response header (absent: none)
 //	url/     requested URL -> ID
 //	final/   final URL     -> ID   (first page wins)
 //	digest/  16-byte digest -> ID  (first page wins; thin pages and the zero digest are not indexed)
@@ -44,7 +45,7 @@
 // # Cost
 //
 // Appends stay cheap as the store grows: new IDs land at the right edge of
-// the meta, text, body and drops B-trees (filled to 90 % instead of bbolt's
+// the meta, text, body, header and drops B-trees (filled to 90 % instead of bbolt's
 // 50 %), and only the URL and digest indexes take random inserts, each a
 // B-tree descent of a few pages. Metadata, text and body live in separate
 // buckets, so listings (PageHeaders, DropHeaders, Counts) read no text or

@@ -2,7 +2,9 @@ package storage
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -29,6 +31,9 @@ type Page struct {
 	Digest    [16]byte
 	Body      []byte // raw body; stored zstd-compressed; nil when not loaded
 	Truncated bool   // the body was cut at the crawler's size limit
+	// Header holds the response headers, kept for a WARC export; stored
+	// and loaded with the body (nil when the body is not loaded).
+	Header http.Header
 
 	// Filled on read (ignored by PutTx): sizes before compression, known
 	// even when Text or Body is not loaded.
@@ -87,6 +92,15 @@ func (s *Store) PutTx(tx *bolt.Tx, p *Page) (uint64, error) {
 	}
 	if err := putCompressed(b.body, key, p.Body); err != nil {
 		return 0, fmt.Errorf("storage: put body of page %d: %w", id, err)
+	}
+	var hdr []byte
+	if len(p.Header) > 0 {
+		if hdr, err = json.Marshal(p.Header); err != nil {
+			return 0, fmt.Errorf("storage: encode header of page %d: %w", id, err)
+		}
+	}
+	if err := putCompressed(b.header, key, hdr); err != nil {
+		return 0, fmt.Errorf("storage: put header of page %d: %w", id, err)
 	}
 	if err := b.url.Put([]byte(p.URL), key); err != nil {
 		return 0, fmt.Errorf("storage: index url of page %d: %w", id, err)
@@ -249,6 +263,15 @@ func (s *Store) decodePage(b buckets, key, v []byte, withText, withBody bool) (*
 	if withBody {
 		if p.Body, err = getCompressed(b.body, key); err != nil {
 			return nil, fmt.Errorf("storage: body of page %d: %w", id, err)
+		}
+		hdr, err := getCompressed(b.header, key)
+		if err != nil {
+			return nil, fmt.Errorf("storage: header of page %d: %w", id, err)
+		}
+		if hdr != nil {
+			if err := json.Unmarshal(hdr, &p.Header); err != nil {
+				return nil, fmt.Errorf("storage: header of page %d: %w", id, err)
+			}
 		}
 	}
 	return p, nil

@@ -22,6 +22,7 @@ var (
 	bMeta     = []byte("meta")     // page ID -> formatVersion + JSON pageRecord
 	bText     = []byte("text")     // page ID -> zstd(text)
 	bBody     = []byte("body")     // page ID -> zstd(body)
+	bHeader   = []byte("header")   // page ID -> zstd(JSON of the response header)
 	bURL      = []byte("url")      // requested URL -> page ID
 	bFinal    = []byte("final")    // final URL -> page ID (first page wins)
 	bDigest   = []byte("digest")   // 16-byte text digest -> page ID (first page wins)
@@ -29,7 +30,7 @@ var (
 	bDropText = []byte("droptext") // drop ID -> zstd(text)
 	bDropURL  = []byte("dropurl")  // requested and final URL -> drop ID (last drop wins)
 	bDropBy   = []byte("dropby")   // stored page ID ‖ drop ID -> empty
-	subs      = [][]byte{bMeta, bText, bBody, bURL, bFinal, bDigest, bDrops, bDropText, bDropURL, bDropBy}
+	subs      = [][]byte{bMeta, bText, bBody, bHeader, bURL, bFinal, bDigest, bDrops, bDropText, bDropURL, bDropBy}
 
 	kFormat = []byte("format") // formatVersion as one byte
 	kPages  = []byte("npages") // number of stored pages, 8 bytes big-endian
@@ -119,7 +120,7 @@ func (s *Store) checkFormat(top *bolt.Bucket) error {
 // buckets are the nested buckets of one transaction; all nil when the store
 // has no buckets (only possible on a read-only DB).
 type buckets struct {
-	top, meta, text, body, url, final, digest, drops, dropText, dropURL, dropBy *bolt.Bucket
+	top, meta, text, body, header, url, final, digest, drops, dropText, dropURL, dropBy *bolt.Bucket
 }
 
 func (s *Store) buckets(tx *bolt.Tx) (buckets, error) {
@@ -132,18 +133,19 @@ func (s *Store) buckets(tx *bolt.Tx) (buckets, error) {
 	}
 	b := buckets{
 		top: top, meta: top.Bucket(bMeta), text: top.Bucket(bText), body: top.Bucket(bBody),
-		url: top.Bucket(bURL), final: top.Bucket(bFinal), digest: top.Bucket(bDigest),
+		header: top.Bucket(bHeader),
+		url:    top.Bucket(bURL), final: top.Bucket(bFinal), digest: top.Bucket(bDigest),
 		drops: top.Bucket(bDrops), dropText: top.Bucket(bDropText),
 		dropURL: top.Bucket(bDropURL), dropBy: top.Bucket(bDropBy),
 	}
-	for _, x := range []*bolt.Bucket{b.meta, b.text, b.body, b.url, b.final, b.digest, b.drops, b.dropText, b.dropURL, b.dropBy} {
+	for _, x := range []*bolt.Bucket{b.meta, b.text, b.body, b.header, b.url, b.final, b.digest, b.drops, b.dropText, b.dropURL, b.dropBy} {
 		if x == nil {
 			return buckets{}, fmt.Errorf("storage: bucket %q incomplete", s.bucket)
 		}
 	}
 	if tx.Writable() {
 		// FillPercent belongs to the bucket handle of this transaction.
-		for _, x := range []*bolt.Bucket{b.meta, b.text, b.body, b.drops, b.dropText} {
+		for _, x := range []*bolt.Bucket{b.meta, b.text, b.body, b.header, b.drops, b.dropText} {
 			x.FillPercent = appendFill
 		}
 	}

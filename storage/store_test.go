@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -75,6 +76,7 @@ func samplePage(url string) *Page {
 		Digest:      digest("d:" + url),
 		Body:        []byte(strings.Repeat("<p>raw body of "+url+"</p>\n", 200)),
 		Truncated:   true,
+		Header:      http.Header{"Content-Type": {"text/html; charset=utf-8"}, "Set-Cookie": {"a=1", "b=2"}},
 	}
 }
 
@@ -117,7 +119,7 @@ func TestPutGetRoundTrip(t *testing.T) {
 	empty := &Page{URL: "http://example.com/empty", Thin: true}
 	put(t, s, db, empty)
 	e, err := s.Get(context.Background(), empty.ID)
-	if err != nil || e.Text != "" || e.Body != nil || !e.Thin {
+	if err != nil || e.Text != "" || e.Body != nil || e.Header != nil || !e.Thin {
 		t.Errorf("Get(empty page) = %+v, %v; want no text, nil body, thin", e, err)
 	}
 	if _, err := s.Get(context.Background(), 99); !errors.Is(err, ErrNotFound) {
@@ -372,7 +374,7 @@ func TestPagesStreamsInOrder(t *testing.T) {
 	headers := 0
 	if err := s.PageHeaders(ctx, func(p *Page) error {
 		headers++
-		if p.Text != "" || p.Body != nil || p.BodyLen != 1 {
+		if p.Text != "" || p.Body != nil || p.Header != nil || p.BodyLen != 1 {
 			return fmt.Errorf("header of page %d has text %q body %q bodylen %d", p.ID, p.Text, p.Body, p.BodyLen)
 		}
 		return nil
