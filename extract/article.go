@@ -14,6 +14,11 @@ import (
 // trees, the fallback is one linear walk.
 const maxElems = 60000
 
+// maxReadabilityText is the page text size above which readability is
+// skipped: it measures text lengths of nested nodes again and again, which
+// costs seconds on a page of many megabytes, and no article is that long.
+const maxReadabilityText = 2 << 20
+
 // minArticleRunes is the article length below which the page's visible
 // text is considered instead.
 const minArticleRunes = 200
@@ -22,7 +27,7 @@ const minArticleRunes = 200
 func extractTree(d *Document, g *goquery.Document, pageURL *url.URL) {
 	root := g.Nodes[0]
 	readMeta(d, g, pageURL) // before anything mutates the tree
-	clean(root)
+	total := clean(root)
 
 	body := g.Find("body").Nodes
 	fbRoot := root
@@ -37,7 +42,7 @@ func extractTree(d *Document, g *goquery.Document, pageURL *url.URL) {
 	}
 
 	var text string
-	if countElems(root, maxElems) <= maxElems {
+	if total <= maxReadabilityText && countElems(root, maxElems) <= maxElems {
 		text = readabilityText(root, pageURL, d)
 	}
 	if useFallback(text, fallback) {

@@ -56,10 +56,12 @@ type cleaner struct {
 	total int // text bytes of the whole tree, for the "most of the text" guard
 }
 
-// clean removes boilerplate below root.
-func clean(root *html.Node) {
+// clean removes boilerplate below root and returns the text bytes that
+// were there before.
+func clean(root *html.Node) int {
 	c := cleaner{total: textLen(root)}
 	c.walk(root)
+	return c.total
 }
 
 func (c *cleaner) walk(n *html.Node) {

@@ -64,6 +64,9 @@ func guessLang(text string) string {
 // englishy reports whether common English function words make up a good
 // share of the first 300 words.
 func englishy(text string) bool {
+	if len(text) > 4096 {
+		text = text[:4096]
+	}
 	words, hits := 0, 0
 	for _, w := range strings.Fields(text) {
 		if words >= 300 {

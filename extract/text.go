@@ -69,7 +69,7 @@ func (w *textWriter) node(n *html.Node) {
 }
 
 func (w *textWriter) text(s string) {
-	for len(s) > 0 {
+	for len(s) > 0 && !w.full() {
 		r, size := utf8.DecodeRuneInString(s)
 		s = s[size:]
 		switch {

@@ -1,0 +1,175 @@
+package extract
+
+import (
+	"bytes"
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+var testURL = &url.URL{Scheme: "https", Host: "example.com", Path: "/a/page.html"}
+
+func TestNotHTML(t *testing.T) {
+	tests := []struct {
+		name, contentType string
+		body              []byte
+	}{
+		{"image type", "image/png", []byte("\x89PNG\r\n\x1a\n")},
+		{"pdf type", "application/pdf", []byte("%PDF-1.7")},
+		{"binary labelled html", "text/html", append([]byte("<html>"), make([]byte, 64)...)},
+		{"control bytes labelled html", "text/html", bytes.Repeat([]byte{1, 2, 3, 4, 'a'}, 200)},
+		{"sniffed gzip", "", []byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff" + strings.Repeat("x", 100))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := ExtractBytes(tt.body, tt.contentType, testURL, Options{})
+			if !errors.Is(err, ErrNotHTML) {
+				t.Fatalf("ExtractBytes = %v, %v; want ErrNotHTML", d, err)
+			}
+			if err.Error() == ErrNotHTML.Error() {
+				t.Errorf("error %q carries no reason", err)
+			}
+		})
+	}
+}
+
+func TestTruncated(t *testing.T) {
+	body := "<html><body><p>" + strings.Repeat("word ", 1000) + "</p></body></html>"
+	d, err := Extract(strings.NewReader(body), "text/html", testURL, Options{MaxBodySize: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Truncated || d.Text == "" {
+		t.Errorf("Truncated = %v, Text = %q; want true and some text", d.Truncated, d.Text)
+	}
+	d, err = Extract(strings.NewReader(body), "text/html", testURL, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Truncated {
+		t.Errorf("Truncated = true for a %d-byte body under the default limit", len(body))
+	}
+}
+
+func TestXRobotsTag(t *testing.T) {
+	tests := []struct {
+		header            string
+		noindex, nofollow bool
+	}{
+		{"", false, false},
+		{"noindex", true, false},
+		{"noindex, nofollow", true, true},
+		{"none", true, true},
+		{"otherbot: noindex", false, false},
+		{"NOFOLLOW", false, true},
+	}
+	for _, tt := range tests {
+		d, err := ExtractBytes([]byte("<p>hello</p>"), "text/html", testURL, Options{XRobotsTag: tt.header})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.NoIndex != tt.noindex || d.NoFollow != tt.nofollow {
+			t.Errorf("X-Robots-Tag %q: NoIndex, NoFollow = %v, %v; want %v, %v", tt.header, d.NoIndex, d.NoFollow, tt.noindex, tt.nofollow)
+		}
+	}
+}
+
+func TestHasMarker(t *testing.T) {
+	tests := []struct {
+		s    string
+		want bool
+	}{
+		{"share-buttons", true},
+		{"shareButtons", true},
+		{"NavBar", true},
+		{"comments-area", true},
+		{"has-comments", true}, // matches; the body is protected elsewhere
+		{"heading", false},
+		{"header-title", false},
+		{"shadow", false},
+		{"loadMore", false},
+		{"advice", false},
+		{"entry-content", false},
+		{"AD", true},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := hasMarker(tt.s); got != tt.want {
+			t.Errorf("hasMarker(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}
+
+// A marker class on the article itself or on a wrapper holding most of the
+// text never removes the article.
+func TestArticleWithMarkerClassSurvives(t *testing.T) {
+	para := "<p>" + strings.Repeat("The seals came back to the estuary after twenty years away. ", 8) + "</p>"
+	for _, src := range []string{
+		`<body class="has-comments">` + para + para + `</body>`,
+		`<body><div id="comments-wrapper"><div class="post">` + para + para + `</div></div><div class="comment">nice</div></body>`,
+		`<body><article class="post share">` + para + para + `</article></body>`,
+	} {
+		d, err := ExtractBytes([]byte(src), "text/html", testURL, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(d.Text, "seals came back") {
+			t.Errorf("%.60s...: Text = %q, want the article", src, d.Text)
+		}
+	}
+}
+
+func TestNeverEmptyForVisibleText(t *testing.T) {
+	for _, src := range []string{
+		"hello world",
+		"<div>just a div</div>",
+		"<ul><li><a href='/a'>A</a></li><li><a href='/b'>B</a></li></ul>",
+		"<table><tr><td>cell</td></tr></table>",
+		"<nav><a href='/'>Home</a></nav><p>x</p>",
+	} {
+		d, err := ExtractBytes([]byte(src), "text/html", testURL, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Text == "" {
+			t.Errorf("%q: empty text", src)
+		}
+	}
+}
+
+// Hostile inputs finish with a result or an error, never a panic.
+func TestBoundedWork(t *testing.T) {
+	big := Options{MaxBodySize: 40 << 20}
+	tests := []struct {
+		name string
+		body []byte
+		o    Options
+	}{
+		{"20000 nested divs", []byte("<html><body>" + strings.Repeat("<div>x", 20000)), Options{}},
+		{"20000 nested spans", []byte("<p>" + strings.Repeat("<span>y", 20000)), Options{}},
+		{"20000 nested tables", []byte(strings.Repeat("<table><tr><td>z", 20000)), Options{}},
+		{"20000 unclosed p", []byte(strings.Repeat("<p>para", 20000)), Options{}},
+		{"30 MB of text", []byte("<html><body><p>" + strings.Repeat("lorem ipsum dolor ", 30<<20/18) + "</p></body></html>"), big},
+		{"invalid utf-8", bytes.Repeat([]byte{0xC3, 0x28, 0xA0, 0xA1, 'a', 0xE2, 0x82}, 5000), Options{}},
+		{"unterminated script", []byte("<p>before</p><script>" + strings.Repeat("x", 1<<20)), Options{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := ExtractBytes(tt.body, "text/html", testURL, tt.o)
+			if err != nil {
+				t.Logf("error: %v", err)
+				return
+			}
+			if d.Text == "" && tt.name != "unterminated script" {
+				t.Errorf("empty text")
+			}
+		})
+	}
+}
+
+func TestNilURL(t *testing.T) {
+	if _, err := ExtractBytes([]byte("<p>x</p>"), "text/html", nil, Options{}); err == nil {
+		t.Error("ExtractBytes with nil URL: want an error")
+	}
+}

@@ -1,0 +1,85 @@
+package extract
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// Two copies of one text that differ only in counters and timestamps must
+// normalise to the same string.
+func TestNormalizeTextCopiesAgree(t *testing.T) {
+	tests := []struct{ name, a, b string }{
+		{"views", "Seals return\n1,234 views\nThe colony grew.", "Seals return\n1,301 views\nThe colony grew."},
+		{"views label", "Views: 88\nThe colony grew.", "Views: 1.2k\nThe colony grew."},
+		{"han reads", "阅读 12345\n海豹回来了。", "阅读 12399\n海豹回来了。"},
+		{"han reads colon", "阅读量：1.2万 评论(35)\n海豹回来了。", "阅读量：3万 评论(40)\n海豹回来了。"},
+		{"traditional", "閱讀 12\n海豹回來了。", "閱讀 99\n海豹回來了。"},
+		{"updated", "Updated 3/4/2026 13:45\nThe colony grew.", "Updated 3/5/2026 9:02\nThe colony grew."},
+		{"updated inline", "By Ann · Updated 3/4/2026 13:45 · The colony grew.", "By Ann · Updated 3/5/2026 08:15 · The colony grew."},
+		{"ago", "Posted 2 hours ago\nThe colony grew.", "Posted 5 days ago\nThe colony grew."},
+		{"an hour ago", "an hour ago · 14 comments\nThe colony grew.", "3 hours ago · 15 comments\nThe colony grew."},
+		{"han update time", "更新时间：2026-11-02\n海豹回来了。", "更新时间：2026-11-03 10:20:00\n海豹回来了。"},
+		{"han date", "发布于 2026年11月2日 08:00\n海豹回来了。", "发布于 2026年11月4日 17:45\n海豹回来了。"},
+		{"han relative", "3小时前\n海豹回来了。", "刚刚\n海豹回来了。"},
+		{"month name", "Published March 4, 2026 at 1:45 p.m. ET\nThe colony grew.", "Published March 5, 2026 at 9:00 a.m. ET\nThe colony grew."},
+		{"day month", "4 March 2026\nThe colony grew.", "12 Mar 2026\nThe colony grew."},
+		{"whitespace", "  The   colony\tgrew. \n\n\n It   did. ", "The colony grew.\nIt did."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := NormalizeText(tt.a), NormalizeText(tt.b)
+			if a != b {
+				t.Errorf("NormalizeText(%q) = %q\nNormalizeText(%q) = %q\nwant equal", tt.a, a, tt.b, b)
+			}
+			if a == "" {
+				t.Errorf("NormalizeText(%q) is empty, want the article sentence kept", tt.a)
+			}
+		})
+	}
+}
+
+// Numbers that are content, not counters, stay.
+func TestNormalizeTextKeeps(t *testing.T) {
+	tests := []string{
+		"The ratio moved from 1.1:50.3:48.6 to 0.7:50.7:48.6.",
+		"Forty-two seals, up from 12 in 2025.",
+		"完成投资246.79亿元，同比增长15.3%。",
+		"Chapter 3: the return.",
+		"He scored 3 goals in 90 minutes.",
+	}
+	for _, s := range tests {
+		if got := NormalizeText(s); got != s {
+			t.Errorf("NormalizeText(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
+
+// The same article served twice with different counters and dates in the
+// page chrome and in the article gives identical Document.Text.
+func TestExtractCopiesAgree(t *testing.T) {
+	const tmpl = `<html><body><div class="post"><h1>Seals</h1>
+<p class="meta">Updated {{date}} · {{views}} views · {{ago}}</p>
+<p>For the first time in twenty years a colony of harbour seals has been counted on the sandbanks at the mouth of the estuary, volunteers said after a survey at low tide.</p>
+<p>The seals left when dredging disturbed the banks where they rest; since the terminal closed the banks have rebuilt themselves and fish stocks have recovered.</p>
+<p>阅读 {{views}}</p></div></body></html>`
+	fill := func(date, views, ago string) []byte {
+		r := strings.NewReplacer("{{date}}", date, "{{views}}", views, "{{ago}}", ago)
+		return []byte(r.Replace(tmpl))
+	}
+	u, _ := url.Parse("https://example.com/seals")
+	a, err := ExtractBytes(fill("3/4/2026 13:45", "1,234", "2 hours ago"), "text/html", u, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ExtractBytes(fill("3/5/2026 08:10", "98,765", "1 day ago"), "text/html", u, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Text != b.Text {
+		t.Errorf("texts differ:\n%s\n---\n%s", a.Text, b.Text)
+	}
+	if !strings.Contains(a.Text, "harbour seals") {
+		t.Errorf("Text = %q, want the article", a.Text)
+	}
+}
