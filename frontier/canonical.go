@@ -14,6 +14,9 @@ import (
 // session or tracking garbage, and sitemaps cap URLs at 2,048 bytes.
 const MaxURLLength = 4096
 
+// maxInput bounds the raw input of Canonical; see there.
+const maxInput = 2 * MaxURLLength
+
 // ErrBadURL is wrapped by every error of Canonical and by Add for an item
 // whose URL is not canonical-looking.
 var ErrBadURL = errors.New("frontier: bad url")
@@ -57,8 +60,15 @@ var parser = canonicalizer.New(
 // Canonical is idempotent: Canonical(Canonical(x)) == Canonical(x). It
 // returns an error wrapping ErrBadURL for relative URLs, schemes other than
 // http and https, an empty or invalid host, and results longer than
-// MaxURLLength. It is safe for concurrent use.
+// MaxURLLength or inputs longer than twice that (a guard against hostile
+// hrefs: the parser's cost grows with the square of the path segments). It
+// is safe for concurrent use.
 func Canonical(raw string) (string, error) {
+	if len(raw) > maxInput {
+		// The WHATWG parser is quadratic in the number of path segments
+		// (5 s for a 100 KB href of "a/a/..."): refuse before parsing.
+		return "", fmt.Errorf("%w %q: %d bytes, longer than %d", ErrBadURL, clip(raw), len(raw), maxInput)
+	}
 	u, err := parser.Parse(raw)
 	if err != nil {
 		return "", fmt.Errorf("%w %q: %w", ErrBadURL, clip(raw), err)

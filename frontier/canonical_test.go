@@ -74,6 +74,7 @@ func TestCanonicalRejects(t *testing.T) {
 		"http://[::1/",
 		"http://example.com:99999/",
 		"http://" + strings.Repeat("a", 10) + "/" + strings.Repeat("x", MaxURLLength),
+		"http://example.com/" + strings.Repeat("a/", MaxURLLength), // too long to parse
 	} {
 		got, err := Canonical(in)
 		if err == nil {

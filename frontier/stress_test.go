@@ -1,0 +1,204 @@
+package frontier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	fnvpkg "hash/fnv"
+	"runtime"
+	"sync"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// children is a fake web: page (level, k) links to three pages one level
+// down. The reachable set does not depend on the crawl order.
+func children(it Item) []Item {
+	var level, k int
+	if _, err := fmt.Sscanf(it.URL[len("http://h00.example/"):], "L%d-%d", &level, &k); err != nil || level >= 3 {
+		return nil
+	}
+	var out []Item
+	for i := range 3 {
+		k2 := (k*3 + i) % 200
+		out = append(out, Item{URL: fakeURL(level+1, k2), Depth: it.Depth + 1, Source: it.URL})
+	}
+	return out
+}
+
+// flaky URLs fail once and are retried; broken ones fail for good.
+func flaky(url string) bool  { return fnv(url)%4 == 0 }
+func broken(url string) bool { return fnv(url)%7 == 1 }
+
+func fnv(s string) uint32 {
+	h := fnvpkg.New32a()
+	h.Write([]byte(s)) // hash.Hash.Write never fails
+	return h.Sum32()
+}
+
+func fakeURL(level, k int) string { return fmt.Sprintf("http://h%02d.example/L%d-%d", k%25, level, k) }
+
+func TestConcurrentCrawl(t *testing.T) {
+	const limit = 2
+	f, db, _ := newFrontier(t, Options{PerHostInFlight: limit, PerHostDelay: -1})
+	var seeds []Item
+	for k := range 10 {
+		seeds = append(seeds, Item{URL: fakeURL(0, k), Seed: true})
+	}
+	mustAdd(t, f, seeds...)
+
+	var mu sync.Mutex
+	handed := map[string]int{} // URL -> times handed out
+	final := map[string]bool{} // URL -> completed (done or failed)
+	perHost := map[string]int{}
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Go(func() {
+			for {
+				it, err := f.Next(context.Background())
+				if errors.Is(err, ErrDrained) {
+					return
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				h := HostKey(it.URL)
+				mu.Lock()
+				handed[it.URL]++
+				if final[it.URL] {
+					t.Errorf("%s handed out after it was completed", it.URL)
+				}
+				if perHost[h]++; perHost[h] > limit {
+					t.Errorf("%d requests in flight to %s, limit %d", perHost[h], h, limit)
+				}
+				n := handed[it.URL]
+				mu.Unlock()
+				runtime.Gosched()
+
+				mu.Lock()
+				perHost[h]-- // before the commit: our count never exceeds the truth
+				retry := flaky(it.URL) && n == 1
+				fail := broken(it.URL)
+				if !retry {
+					final[it.URL] = true
+				}
+				mu.Unlock()
+				switch {
+				case retry:
+					err = f.Retry(context.Background(), it, 0, "flaky")
+				case fail:
+					err = f.Fail(context.Background(), it, "broken")
+				default:
+					err = db.Update(func(tx *bolt.Tx) error {
+						if _, err := f.AddTx(tx, children(it)...); err != nil {
+							return err
+						}
+						return f.DoneTx(tx, it, "stored")
+					})
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+
+	// Oracle: the reachable set by a plain BFS, failures cutting links.
+	want := map[string]bool{}
+	queue := append([]Item(nil), seeds...)
+	for len(queue) > 0 {
+		it := queue[0]
+		queue = queue[1:]
+		if want[it.URL] {
+			continue
+		}
+		want[it.URL] = true
+		if !broken(it.URL) {
+			queue = append(queue, children(it)...)
+		}
+	}
+	if len(handed) != len(want) {
+		t.Errorf("crawled %d URLs, the fake web has %d reachable", len(handed), len(want))
+	}
+	for url, n := range handed {
+		maxN := 1
+		if flaky(url) {
+			maxN = 2
+		}
+		if n != maxN {
+			t.Errorf("%s handed out %d times, want %d", url, n, maxN)
+		}
+	}
+	s := f.Stats()
+	if s.Pending != 0 || s.InFlight != 0 || s.Done+s.Failed != len(want) {
+		t.Errorf("Stats = %+v, want %d completed", s, len(want))
+	}
+	t.Logf("%d URLs, %+v", len(want), s)
+}
+
+func TestBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("adds 100,000 URLs")
+	}
+	const hosts, perHost = 1000, 100
+	f, db, path := newFrontier(t, Options{})
+	// One Add per host, like the links of one page: mostly one host each.
+	batch := make([]Item, 0, perHost)
+	for h := range hosts {
+		batch = batch[:0]
+		for i := range perHost {
+			batch = append(batch, Item{
+				URL:    fmt.Sprintf("http://host%04d.example/section/page-%06d.html?ref=home", h, i),
+				Depth:  i % 5,
+				Source: fmt.Sprintf("http://host%04d.example/", h),
+			})
+		}
+		mustAdd(t, f, batch...)
+	}
+	if s := f.Stats(); s.Pending != hosts*perHost || s.Hosts != hosts {
+		t.Fatalf("Stats = %+v", s)
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapInuse
+	}
+	const bound = 50 << 20
+	h1 := heap()
+	t.Logf("100,000 pending URLs on 1,000 hosts: Go heap in use %.1f MB after GC", float64(h1)/(1<<20))
+	if h1 > bound {
+		t.Errorf("heap in use %d bytes, want < %d", h1, bound)
+	}
+	runtime.KeepAlive(f)
+
+	// Reopen: New reads one key per host, not the queues.
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db2 := openDB(t, path)
+	defer db2.Close()
+	f2, err := New(db2, Options{PerHostDelay: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2 := heap()
+	t.Logf("after reopen: Go heap in use %.1f MB after GC", float64(h2)/(1<<20))
+	if h2 > bound {
+		t.Errorf("heap in use after reopen %d bytes, want < %d", h2, bound)
+	}
+	if s := f2.Stats(); s.Pending != hosts*perHost || s.Hosts != hosts {
+		t.Errorf("Stats after reopen = %+v", s)
+	}
+	// Breadth-first across hosts: the first 1,000 hand-outs are depth 0.
+	for range 1000 {
+		if it := mustNext(t, f2); it.Depth != 0 {
+			t.Fatalf("Next = %+v, want depth 0 first", it)
+		}
+	}
+	runtime.KeepAlive(f2)
+}
