@@ -114,6 +114,11 @@ func Tokens(text string) []string {
 	// A dictionary failure splits Han runs into single characters (in
 	// s.zhErr); Fingerprint reports it.
 	s.tokenize(text, true)
+	return tokenStrings(&s)
+}
+
+// tokenStrings copies the token stream of s out as strings.
+func tokenStrings(s *scratch) []string {
 	out := make([]string, s.ts.len())
 	for i := range out {
 		out[i] = string(s.ts.token(i))
