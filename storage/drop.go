@@ -16,7 +16,8 @@ const (
 )
 
 // Drop is a dropped (duplicate) page, kept for `crawl dups` and
-// `crawl dups show`. Like Page, a returned Drop owns its memory.
+// `crawl dups show`. Like Page, a returned Drop owns its memory and is a
+// plain value (concurrent reads only).
 type Drop struct {
 	ID                   uint64 // assigned by PutDropTx: drop order, never reused
 	URL, FinalURL, Title string

@@ -41,6 +41,8 @@ var (
 //	matched_fingerprint  16 lower-case hex digits
 //	title                title of the dropped page
 //	depth                its crawl depth
+//
+// It is a plain value, safe to copy and read concurrently.
 type DropRecord struct {
 	Time                            time.Time
 	URL, FinalURL, DuplicateOf      string

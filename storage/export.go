@@ -11,7 +11,8 @@ import (
 // ExportRecord is one line of `crawl export --format jsonl`, in this field
 // order (a user-facing contract): id, url, final_url, status, content_type,
 // lang, title, text, fingerprint (16 lower-case hex digits), thin,
-// truncated, fetched_at (RFC 3339, TimeFormat), depth.
+// truncated, fetched_at (RFC 3339, TimeFormat), depth. It is a plain value,
+// the type a reader of the export decodes into.
 type ExportRecord struct {
 	ID          uint64 `json:"id"`
 	URL         string `json:"url"`

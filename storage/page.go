@@ -12,7 +12,8 @@ import (
 
 // Page is one stored page. A Page returned by this package owns all its
 // memory: nothing aliases bolt's mmap, so it stays valid after the
-// transaction and may be modified.
+// transaction and may be modified. A Page is a plain value: goroutines may
+// read one at once, but not modify it while others use it.
 type Page struct {
 	ID            uint64 // assigned by PutTx when 0 (bucket sequence); stable, never reused
 	URL, FinalURL string // requested (canonical) and final URL after redirects

@@ -41,7 +41,8 @@ var (
 // so that the rare in-place replacement does not split at once.
 const appendFill = 0.9
 
-// Options configures a Store. The zero value is not the default: start from
+// Options configures a Store; a plain value, read once by New. The zero
+// value is not the default (it drops texts of dropped pages): start from
 // DefaultOptions.
 type Options struct {
 	// Bucket is the top-level bucket holding everything of this store, so
