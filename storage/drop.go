@@ -219,3 +219,42 @@ func (s *Store) DropsOf(ctx context.Context, pageID uint64, fn func(*Drop) error
 		next = itob(chunk[len(chunk)-1].ID + 1)
 	}
 }
+
+// DropGroups calls fn with each stored page that has drops and how many,
+// in page ID order, reading only the small drop index (16 bytes a drop):
+// `crawl dups` sorts these to show the largest groups first, then reads
+// each with DropsOf. It holds one (page ID, count) pair per group in memory.
+func (s *Store) DropGroups(ctx context.Context, fn func(pageID uint64, drops int) error) error {
+	type group struct {
+		id uint64
+		n  int
+	}
+	var groups []group
+	err := s.view(ctx, func(_ *bolt.Tx, b buckets) error {
+		if b.top == nil {
+			return nil
+		}
+		c := b.dropBy.Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			id := btoi(k[:8])
+			if n := len(groups); n > 0 && groups[n-1].id == id {
+				groups[n-1].n++
+			} else {
+				groups = append(groups, group{id, 1})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, g := range groups {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(g.id, g.n); err != nil {
+			return err
+		}
+	}
+	return nil
+}

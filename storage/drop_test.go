@@ -97,6 +97,13 @@ func TestDropsRoundTripAndOrder(t *testing.T) {
 	if err := s.DropsOf(ctx, 3, func(*Drop) error { return errors.New("page 3 has no drops") }); err != nil {
 		t.Error(err)
 	}
+	groups := map[uint64]int{}
+	if err := s.DropGroups(ctx, func(id uint64, k int) error { groups[id] = k; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[uint64]int{1: n / 2, 2: n / 2}; !reflect.DeepEqual(groups, want) {
+		t.Errorf("DropGroups = %v, want %v", groups, want)
+	}
 	if pages, drops, err := s.Counts(ctx); pages != 0 || drops != n || err != nil {
 		t.Errorf("Counts = %d, %d, %v; want 0, %d", pages, drops, err, n)
 	}
