@@ -90,7 +90,7 @@ func OpenBolt(path string, o BoltOptions) (*BoltIndex, error) {
 	if timeout <= 0 {
 		timeout = time.Second
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
 	if errors.Is(err, bolt.ErrTimeout) {
 		return nil, fmt.Errorf("contentseen: open index %s: another process holds it (no lock after %v): %w", path, timeout, err)
 	}

@@ -1,0 +1,237 @@
+package contentseen
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Index benchmarks. The 10M ones need SIMCRAWL_BIG=1 (they build for
+// minutes and hold GBs); all of them only run with -bench.
+//
+//	go test -run '^$' -bench 'Index' -benchtime 200000x -count 5 ./contentseen/
+//	SIMCRAWL_BIG=1 go test -run '^$' -bench 'Index.*n=1e7' -benchtime 200000x -count 3 -timeout 2h ./contentseen/
+
+// benchSizes are the stored set sizes; 10M only with SIMCRAWL_BIG=1.
+func benchSizes(b *testing.B) []int {
+	sizes := []int{1e6}
+	if os.Getenv("SIMCRAWL_BIG") == "1" && !testing.Short() {
+		sizes = append(sizes, 1e7)
+	}
+	return sizes
+}
+
+// benchSet is a stored set of n fingerprints, 1% of them planted at
+// distance 0..4 around 2,000 bases, and queries: half the bases (which have
+// neighbours within 3), half random fingerprints (which have none).
+type benchSet struct {
+	ids     []uint64
+	fps     []Fingerprint
+	queries []Fingerprint
+}
+
+var (
+	benchSetsMu sync.Mutex
+	benchSets   = map[int]*benchSet{}
+	benchIdxs   = map[string]Index{} // built indexes, reused across -count runs
+)
+
+func getBenchSet(n int) *benchSet {
+	benchSetsMu.Lock()
+	defer benchSetsMu.Unlock()
+	if s := benchSets[n]; s != nil {
+		return s
+	}
+	rng := rand.New(rand.NewPCG(uint64(n), 42))
+	s := &benchSet{ids: make([]uint64, n), fps: make([]Fingerprint, n)}
+	const bases = 2000
+	planted := n / 100
+	for i := range n {
+		s.ids[i] = uint64(i)
+		if i < planted {
+			s.fps[i] = plant(rng, baseFP(i%bases), i/bases%5)
+		} else {
+			s.fps[i] = Fingerprint(rng.Uint64())
+		}
+	}
+	for i := range 1 << 14 {
+		if i%2 == 0 {
+			s.queries = append(s.queries, plant(rng, baseFP(i%bases), 1))
+		} else {
+			s.queries = append(s.queries, Fingerprint(rng.Uint64()))
+		}
+	}
+	benchSets[n] = s
+	return s
+}
+
+func baseFP(i int) Fingerprint { return Fingerprint(0x9e3779b97f4a7c15 * uint64(i+1)) }
+
+// benchIndex returns a built index of the named kind over the set of size
+// n, building it on first use.
+func benchIndex(b *testing.B, kind string, l Layout, n int) Index {
+	key := fmt.Sprintf("%s/%s/%d", kind, l.Name(), n)
+	benchSetsMu.Lock()
+	x := benchIdxs[key]
+	benchSetsMu.Unlock()
+	if x != nil {
+		return x
+	}
+	s := getBenchSet(n)
+	start := time.Now()
+	ctx := context.Background()
+	switch kind {
+	case "mem":
+		m := NewMemIndex(l)
+		if err := m.AddBatch(ctx, s.ids, s.fps); err != nil {
+			b.Fatal(err)
+		}
+		x = m
+	case "bolt":
+		dir, err := os.MkdirTemp("", "simcrawl-bench-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		path := filepath.Join(dir, "index.db")
+		bx, err := OpenBolt(path, BoltOptions{Layout: l, NoSync: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := bx.AddBatch(ctx, s.ids, s.fps); err != nil {
+			b.Fatal(err)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("bolt %s n=%d: built in %v, %d bytes on disk, %.1f bytes per fingerprint",
+			l.Name(), n, time.Since(start).Round(time.Millisecond), fi.Size(), float64(fi.Size())/float64(bx.Len()))
+		x = bx
+	}
+	if kind == "mem" {
+		b.Logf("mem %s n=%d: built in %v", l.Name(), n, time.Since(start).Round(time.Millisecond))
+	}
+	benchSetsMu.Lock()
+	benchIdxs[key] = x
+	benchSetsMu.Unlock()
+	return x
+}
+
+// BenchmarkIndexNear measures k=3 queries, half of them with matches, and
+// reports the median and 99th percentile of the per-query time (measured
+// with time.Now around each call, which adds some tens of ns).
+func BenchmarkIndexNear(b *testing.B) {
+	for _, kind := range []string{"mem", "bolt"} {
+		for _, name := range []string{Layout4x16, Layout10x28} {
+			l, err := LayoutByName(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, n := range benchSizes(b) {
+				b.Run(fmt.Sprintf("%s/%s/n=%.0e", kind, name, float64(n)), func(b *testing.B) {
+					x := benchIndex(b, kind, l, n)
+					qs := getBenchSet(n).queries
+					ctx := context.Background()
+					for _, q := range qs { // warm: touch every page a query reads
+						if _, err := x.Near(ctx, q, 3); err != nil {
+							b.Fatal(err)
+						}
+					}
+					lat := make([]time.Duration, 1<<16)
+					found, i := 0, 0
+					b.ReportAllocs()
+					for b.Loop() {
+						t0 := time.Now()
+						ms, err := x.Near(ctx, qs[i%len(qs)], 3)
+						lat[i%len(lat)] = time.Since(t0)
+						if err != nil {
+							b.Fatal(err)
+						}
+						found += len(ms)
+						i++
+					}
+					lat = lat[:min(i, len(lat))]
+					slices.Sort(lat)
+					b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
+					b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
+					b.ReportMetric(float64(found)/float64(i), "matches/op")
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkIndexMemAdd measures one Add into an in-memory index holding n.
+func BenchmarkIndexMemAdd(b *testing.B) {
+	for _, n := range benchSizes(b) {
+		b.Run(fmt.Sprintf("n=%.0e", float64(n)), func(b *testing.B) {
+			s := getBenchSet(n)
+			x := NewMemIndex(DefaultLayout())
+			if err := x.AddBatch(context.Background(), s.ids, s.fps); err != nil {
+				b.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := x.Add(context.Background(), rng.Uint64(), Fingerprint(rng.Uint64())); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkIndexBoltSeenDurable measures Seen on a bbolt index with fsync,
+// from 1 caller and from many concurrent callers whose calls the committer
+// groups into one transaction. It uses RunParallel (pb.Next rather than
+// b.Loop) to have concurrent callers. It also reports the bytes on disk
+// per stored fingerprint after these random inserts.
+func BenchmarkIndexBoltSeenDurable(b *testing.B) {
+	for _, callers := range []int{1, 1024} {
+		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "index.db")
+			x, err := OpenBolt(path, BoltOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer x.Close()
+			var next atomic.Uint64
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.SetParallelism(max(1, callers/max(1, runtimeProcs())))
+			start := time.Now()
+			if callers == 1 {
+				for b.Loop() {
+					id := next.Add(1)
+					if _, _, err := x.Seen(ctx, id, Fingerprint(id*0x9e3779b97f4a7c15)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			} else {
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						id := next.Add(1)
+						if _, _, err := x.Seen(ctx, id, Fingerprint(id*0x9e3779b97f4a7c15)); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			}
+			b.ReportMetric(float64(next.Load())/time.Since(start).Seconds(), "seen/s")
+			if fi, err := os.Stat(path); err == nil && x.Len() > 0 {
+				b.ReportMetric(float64(fi.Size())/float64(x.Len()), "disk-B/fp")
+			}
+		})
+	}
+}
+
+func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
