@@ -85,7 +85,7 @@ func validate(it Item) error {
 		return fmt.Errorf("%w %q: longer than %d bytes", ErrBadURL, clip(it.URL), MaxURLLength)
 	case strings.ContainsAny(it.URL, "# \t\r\n"):
 		return fmt.Errorf("%w %q: not canonical (fragment or white space)", ErrBadURL, clip(it.URL))
-	case it.Depth < 0 || it.Depth > math.MaxUint32:
+	case it.Depth < 0 || int64(it.Depth) > math.MaxUint32:
 		return fmt.Errorf("%w %q: depth %d out of range", ErrBadURL, clip(it.URL), it.Depth)
 	}
 	return nil

@@ -24,7 +24,7 @@ import (
 // Cost: one write transaction per call, plus a scan of the hosts that have
 // pending URLs (O(hosts with pending URLs), in memory).
 func (f *Frontier) Next(ctx context.Context) (Item, error) {
-	resynced := false
+	resynced, resyncVer := false, uint64(0)
 	for {
 		if err := ctx.Err(); err != nil {
 			return Item{}, err
@@ -90,6 +90,7 @@ func (f *Frontier) Next(ctx context.Context) (Item, error) {
 		busy := f.slots > 0 || f.popping > 0 || f.promote
 		idle := !busy && f.stats.pending <= 0 && f.stats.inflight <= 0
 		stuck := !busy && !idle && len(f.active) == 0 && !f.retry.has
+		ver := f.version
 		f.mu.Unlock()
 
 		switch {
@@ -106,13 +107,16 @@ func (f *Frontier) Next(ctx context.Context) (Item, error) {
 			// The counts say something is pending but no summary says
 			// where. Either a commit handler is late or memory is wrong;
 			// the database decides.
-			if resynced {
+			if resynced && ver == resyncVer {
+				// Nothing committed since the resync, and still stuck.
 				return Item{}, fmt.Errorf("frontier: next: %w: %d pending in counts but none queued", errCorrupt, f.Stats().Pending)
 			}
-			resynced = true
 			if err := f.db.Update(f.resyncTx); err != nil {
 				return Item{}, fmt.Errorf("frontier: next: %w", err)
 			}
+			f.mu.Lock()
+			resynced, resyncVer = true, f.version
+			f.mu.Unlock()
 			continue
 		}
 		if err := sleep(ctx, wake, wait); err != nil {
