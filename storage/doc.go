@@ -51,9 +51,12 @@
 // buckets, so listings (PageHeaders, DropHeaders, Counts) read no text or
 // body, and the export reads no body. Counts is O(1).
 //
-// PutTx of a 50 KB page and its commit cost about 0.5 ms of CPU, 0.3 ms of
-// it zstd (SpeedFastest, about 3.5x on real pages), and about a fifth more
-// in a store of 100,000 pages (deeper index B-trees); see BenchmarkPutTx. A drop costs
+// PutTx of a 50 KB page and its commit cost about 0.45 ms of CPU, 0.3 ms of
+// it zstd (SpeedFastest, about 3.5x on real pages), and about a third more
+// in a store of 100,000 pages: the B-trees are deeper, so a commit copies
+// more pages. That grows with log(pages), not pages; see BenchmarkPutTx.
+// With fsync on, one commit per page is bounded by the disk instead
+// (about 5 ms a commit on the shared test machine). A drop costs
 // a record of about 300 bytes plus its compressed text. Scans read 256
 // records (or about 4 MB) per read transaction, so memory stays bounded and
 // no transaction is held while the callback runs.
