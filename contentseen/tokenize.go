@@ -207,7 +207,7 @@ func (s *scratch) scanWord(t string, i int, dropStopWords bool) int {
 				i++
 				continue
 			}
-			if (c == '.' || c == ',') && prevDigit && i+1 < len(t) && asciiClass[t[i+1]] == asciiDigit {
+			if (c == '.' || c == ',') && prevDigit && i+1 < len(t) && t[i+1] >= '0' && t[i+1] <= '9' {
 				ts.arena = append(ts.arena, c)
 				prevDigit = false
 				i++
