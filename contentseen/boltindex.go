@@ -84,7 +84,9 @@ var (
 
 // OpenBolt opens or creates an index in its own bbolt file at path. If
 // another process holds the file, it fails after o.Timeout with an error
-// saying so (wrapping bbolt's ErrTimeout).
+// saying so (wrapping bbolt's ErrTimeout). The file is opened without
+// free-list sync (fewer pages written per commit; opening scans the file
+// to rebuild the free list).
 func OpenBolt(path string, o BoltOptions) (*BoltIndex, error) {
 	timeout := o.Timeout
 	if timeout <= 0 {
@@ -374,12 +376,15 @@ func (x *BoltIndex) near(top *bolt.Bucket, fp Fingerprint, k int) ([]Match, erro
 				continue
 			}
 			f := x.layout.Unpermute(t, v)
+			if hasFingerprint(ms, f) { // found in an earlier table
+				continue
+			}
 			binary.BigEndian.PutUint64(fpb[:], uint64(f))
 			idv := ids.Get(fpb[:])
 			if len(idv) != 8 {
 				return nil, fmt.Errorf("contentseen: fingerprint %v in table %d has no id", f, t)
 			}
-			ms = addMatch(ms, Match{ID: binary.BigEndian.Uint64(idv), Fingerprint: f, Distance: d})
+			ms = append(ms, Match{ID: binary.BigEndian.Uint64(idv), Fingerprint: f, Distance: d})
 		}
 	}
 	return ms, nil

@@ -79,12 +79,19 @@ func sortMatches(ms []Match) {
 // addMatch appends m unless its fingerprint is already in ms: a match
 // shows up in every table whose leading blocks it shares with the query.
 func addMatch(ms []Match, m Match) []Match {
-	for _, x := range ms {
-		if x.Fingerprint == m.Fingerprint {
-			return ms
-		}
+	if hasFingerprint(ms, m.Fingerprint) {
+		return ms
 	}
 	return append(ms, m)
+}
+
+func hasFingerprint(ms []Match, fp Fingerprint) bool {
+	for _, m := range ms {
+		if m.Fingerprint == fp {
+			return true
+		}
+	}
+	return false
 }
 
 // best returns the match with the smallest distance, then smallest id.
