@@ -38,6 +38,84 @@ var (
 		`|更新时间|更新于|发布时间|发布于|发表于|发表时间|时间|日期|更新時間|更新於|發佈時間|發布時間|發表於|發表時間|時間)\s*[:：]?\s*` + "\x00")
 )
 
+// Substrings without which the corresponding pattern cannot match.
+var (
+	monthWords   = strings.Fields("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec jan feb mar apr may jun jul aug sep oct nov dec JAN FEB MAR APR MAY JUN JUL AUG SEP OCT NOV DEC")
+	agoWords     = strings.Fields("ago AGO Ago 前 刚刚")
+	counterWords = strings.Fields(`iew IEW ead EAD omment OMMENT ike IKE hare HARE its ITS isit ISIT lay LAY epl EPL ote OTE
+		阅 浏 点 评 赞 享 藏 转 播 参 閱 瀏 點 評 讚 轉 參`)
+)
+
+// maybeDate reports whether l has a digit-separator-digit sequence, a
+// 年 or 月, or a four-digit year with a month name.
+func maybeDate(l string) bool {
+	if nearDigit(l, "-", 1, 1) || nearDigit(l, "/", 1, 1) || nearDigit(l, ".", 1, 1) ||
+		strings.Contains(l, "年") || strings.Contains(l, "月") {
+		return true
+	}
+	return containsAny(l, monthWords) && hasDigitRun(l, 4)
+}
+
+// nearDigit reports whether some occurrence of sub has a digit within
+// before bytes before it and within after bytes after it.
+func nearDigit(l, sub string, before, after int) bool {
+	for i := 0; ; {
+		j := strings.Index(l[i:], sub)
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		if hasDigit(l[max(0, at-before):at]) && hasDigit(l[at+len(sub):min(len(l), at+len(sub)+after)]) {
+			return true
+		}
+		i = at + len(sub)
+	}
+}
+
+// nearDigitAny reports whether some occurrence of one of subs has a digit
+// within 24 bytes on either side (counters: "1,234 views", "阅读：12").
+func nearDigitAny(l string, subs []string) bool {
+	for _, sub := range subs {
+		for i := 0; ; {
+			j := strings.Index(l[i:], sub)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			if hasDigit(l[max(0, at-24):min(len(l), at+len(sub)+24)]) {
+				return true
+			}
+			i = at + len(sub)
+		}
+	}
+	return false
+}
+
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
+
+func hasDigitRun(s string, n int) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			if run++; run >= n {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // NormalizeText is the normalisation applied to Document.Text: it removes
 // counters ("1,234 views", "阅读 12345"), dates and times ("Updated
 // 3/4/2026 13:45", "更新时间：2026-11-02"), relative times ("2 hours ago",
@@ -67,28 +145,38 @@ func hasDigitOrAgo(l string) bool {
 
 func stripVolatile(l string) string {
 	m := "\x00"
-	l = rxDate.ReplaceAllString(l, m)
-	l = rxTime.ReplaceAllStringFunc(l, func(s string) string {
-		core := s
-		if i := strings.IndexFunc(s, func(r rune) bool { return r != '.' && r != ':' && (r < '0' || r > '9') }); i >= 0 {
-			core = s[:i]
-		}
-		if rxClock.MatchString(strings.TrimRight(core, ".")) {
-			return m
-		}
-		return s
-	})
-	l = rxAgo.ReplaceAllString(l, m)
-	l = rxCounter.ReplaceAllString(l, m)
+	// Each pattern runs only when a cheap substring test says it could
+	// match: the regexps are most of this stage's cost otherwise.
+	if maybeDate(l) {
+		l = rxDate.ReplaceAllString(l, m)
+	}
+	if nearDigit(l, ":", 1, 1) {
+		l = rxTime.ReplaceAllStringFunc(l, func(s string) string {
+			core := s
+			if i := strings.IndexFunc(s, func(r rune) bool { return r != '.' && r != ':' && (r < '0' || r > '9') }); i >= 0 {
+				core = s[:i]
+			}
+			if rxClock.MatchString(strings.TrimRight(core, ".")) {
+				return m
+			}
+			return s
+		})
+	}
+	if containsAny(l, agoWords) {
+		l = rxAgo.ReplaceAllString(l, m)
+	}
+	if nearDigitAny(l, counterWords) {
+		l = rxCounter.ReplaceAllString(l, m)
+	}
+	if !strings.Contains(l, m) {
+		return l
+	}
 	for {
 		k := rxLabel.ReplaceAllString(l, m)
 		if k == l {
 			break
 		}
 		l = k
-	}
-	if !strings.Contains(l, m) {
-		return l
 	}
 	l = strings.ReplaceAll(l, m, " ")
 	l = collapseLine(l)
