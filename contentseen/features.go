@@ -28,7 +28,7 @@ type scratch struct {
 	runeOffs []int32
 	jumpers  []zhJumper
 	bounds   []int32
-	hashes   []uint64
+	counts   hashCounts
 	ring     []int32 // char shingles: byte offsets of the last N+1 runes
 	zhErr    error   // set by tokenize when the Chinese dictionary failed
 }
@@ -218,9 +218,11 @@ func (f *Fingerprinter) eachCharShingle(s *scratch, fn func([]byte)) {
 }
 
 // finish hashes the features, counts distinct ones and accumulates the
-// SimHash. Without IDF, features are identified by their 64-bit hash: the
-// hashes are sorted so equal features are adjacent, which is cheaper than
-// a map and needs no clearing.
+// SimHash. Without IDF, features are identified by their 64-bit hash and
+// counted in a reusable open-addressing table (hashCounts), which is
+// cheaper than a map or sorting. The order of the sums differs from
+// FromFeatures(Features(text)), which only matters if a sum is within
+// rounding of zero.
 func (f *Fingerprinter) finish(s *scratch) (Fingerprint, int, error) {
 	var acc accumulator
 	distinct := 0
@@ -232,18 +234,17 @@ func (f *Fingerprinter) finish(s *scratch) (Fingerprint, int, error) {
 		}
 		distinct = len(tf)
 	} else {
-		hs := s.hashes[:0]
-		f.eachFeature(s, func(b []byte) { hs = append(hs, hashBytes(b)) })
-		slices.Sort(hs)
-		s.hashes = hs
-		for i := 0; i < len(hs); {
-			j := i + 1
-			for j < len(hs) && hs[j] == hs[i] {
-				j++
+		bound := s.ts.len() // distinct features at most: tokens, or runes for char shingles
+		if f.opts.Kind == CharShingles {
+			bound = len(s.ts.arena)
+		}
+		s.counts.reset(bound)
+		f.eachFeature(s, func(b []byte) { s.counts.add(hashBytes(b)) })
+		for i, n := range s.counts.n {
+			if n > 0 {
+				acc.add(s.counts.keys[i], tfWeight(int(n)))
+				distinct++
 			}
-			acc.add(hs[i], tfWeight(j-i))
-			distinct++
-			i = j
 		}
 	}
 	if distinct < f.opts.MinFeatures {
@@ -266,3 +267,47 @@ var tfWeights = func() (t [64]float64) {
 	}
 	return t
 }()
+
+// hashCounts counts feature hashes: open addressing with linear probing,
+// n[i] == 0 marking an empty slot. It is sized for the number of tokens
+// (an upper bound on distinct features) and reused. Not safe for
+// concurrent use.
+type hashCounts struct {
+	keys  []uint64
+	n     []int32
+	shift uint
+}
+
+// reset empties the table and sizes it for up to max distinct keys at a
+// load of at most 1/2. A table up to 16 times larger than needed is
+// reused (clearing it is cheaper than allocating).
+func (c *hashCounts) reset(max int) {
+	bits := uint(4)
+	for 1<<bits < 2*max {
+		bits++
+	}
+	if n := len(c.keys); n < 1<<bits || n > 16<<bits {
+		c.keys = make([]uint64, 1<<bits)
+		c.n = make([]int32, 1<<bits)
+	} else {
+		clear(c.n)
+		for n > 1<<bits {
+			bits++
+		}
+	}
+	c.shift = 64 - bits
+}
+
+func (c *hashCounts) add(h uint64) {
+	mask := uint64(len(c.keys) - 1)
+	for i := (h * 0x9e3779b97f4a7c15) >> c.shift; ; i = (i + 1) & mask {
+		if c.n[i] == 0 {
+			c.keys[i], c.n[i] = h, 1
+			return
+		}
+		if c.keys[i] == h {
+			c.n[i]++
+			return
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -49,14 +48,78 @@ const (
 	zhUnknownCost = 32
 )
 
-// zhDict is the segmentation dictionary: every word and every proper
-// prefix of a word maps to the word's cost; a prefix that is not itself a
-// word maps to -1, so a look-up can stop at the first miss. Read-only
-// after loading, so safe for concurrent use.
+// zhDict is the segmentation dictionary, an open-addressing hash table
+// keyed by a 64-bit hash of the rune sequence (runeHash), which a look-up
+// extends one rune at a time instead of hashing every candidate
+// substring. Every word and every proper prefix of a word is in the
+// table; a look-up stops at the first miss. A slot packs a 32-bit tag
+// (the hash's high half) with the float32 cost, or -1 for a prefix that is
+// not a word, so that a probe touches one cache line; the table holds no
+// words at all. Loading checks that no two entries are confused; a text
+// substring that is no word but matches slot and tag of one (chance about
+// 2^-33 per look-up) is taken for that word, the same way in every
+// process. Read-only after loading, so safe for concurrent use.
 type zhDict struct {
-	words   map[string]float32
+	slots   []uint64 // tag<<32 | float32 bits of the cost; 0 = empty
+	shift   uint     // 64 - log2(len(slots))
 	nWords  int
 	maxRune int
+}
+
+// runeHash extends the hash h of a rune sequence by r. Seed with
+// runeHashSeed. The multiply-xorshift mixes every rune into all 64 bits;
+// the result always has a non-zero high half, so no slot is 0.
+func runeHash(h uint64, r rune) uint64 {
+	h = (h ^ uint64(r)) * 0x9e3779b97f4a7c15
+	h ^= h >> 29
+	return h | 1<<63
+}
+
+const runeHashSeed = 0x6a09e667f3bcc908
+
+// slot returns the table index for h (Fibonacci hashing).
+func (d *zhDict) slot(h uint64) uint64 {
+	return (h * 0xbf58476d1ce4e5b9) >> d.shift
+}
+
+// lookup returns the cost stored for h and whether h is in the table.
+func (d *zhDict) lookup(h uint64) (float32, bool) {
+	mask := uint64(len(d.slots) - 1)
+	tag := h >> 32
+	for i := d.slot(h); ; i = (i + 1) & mask {
+		e := d.slots[i]
+		if e>>32 == tag {
+			return math.Float32frombits(uint32(e)), true
+		}
+		if e == 0 {
+			return 0, false
+		}
+	}
+}
+
+// insert stores cost for h; a word's cost replaces a prefix-only entry.
+// full records the full hash of each filled slot so that two hashes with
+// equal tags in one probe chain are reported instead of merged.
+func (d *zhDict) insert(h uint64, cost float32, full map[uint64]uint64) error {
+	mask := uint64(len(d.slots) - 1)
+	tag := h >> 32
+	for i := d.slot(h); ; i = (i + 1) & mask {
+		e := d.slots[i]
+		switch {
+		case e == 0:
+			d.slots[i] = tag<<32 | uint64(math.Float32bits(cost))
+			full[i] = h
+			return nil
+		case e>>32 == tag:
+			if full[i] != h {
+				return fmt.Errorf("contentseen: load chinese dictionary: hash tag collision in slot %d", i)
+			}
+			if math.Float32frombits(uint32(e)) < 0 && cost >= 0 {
+				d.slots[i] = tag<<32 | uint64(math.Float32bits(cost))
+			}
+			return nil
+		}
+	}
 }
 
 // zh holds the one shared dictionary, loaded on first use.
@@ -123,7 +186,6 @@ func buildZhDict() (*zhDict, error) {
 		cost float32
 	}
 	entries := make([]entry, 0, seg.Dict.NumTokens())
-	size := 0
 	for i := range seg.Dict.Tokens {
 		t := &seg.Dict.Tokens[i]
 		text := t.Text()
@@ -131,34 +193,31 @@ func buildZhDict() (*zhDict, error) {
 			continue // words with Latin letters or digits never meet a Han run
 		}
 		entries = append(entries, entry{text, logTotal - float32(math.Log2(t.Freq()))})
-		size += len(text)
 	}
-	// One backing string for all keys: half a million small strings would
-	// cost an allocation and a header each.
-	var b strings.Builder
-	b.Grow(size)
-	for _, e := range entries {
-		b.WriteString(e.text)
+	// Size the table for a load of at most about 0.7 counting prefixes
+	// (they add about a third to the words); 4 MB for the default
+	// dictionary.
+	bits := uint(1)
+	for 1<<bits < len(entries)*4/3*10/7 {
+		bits++
 	}
-	all := b.String()
-	d := &zhDict{words: make(map[string]float32, len(entries)*3/2)}
-	off := 0
+	d := &zhDict{slots: make([]uint64, 1<<bits), shift: 64 - bits}
+	full := make(map[uint64]uint64, len(entries)*4/3)
 	for _, e := range entries {
-		w := all[off : off+len(e.text)]
-		off += len(e.text)
-		if _, dup := d.words[w]; !dup || d.words[w] < 0 {
-			d.words[w] = e.cost
-			d.nWords++
-		}
-		n := 0
-		for j := range w {
-			if j > 0 {
-				if _, ok := d.words[w[:j]]; !ok {
-					d.words[w[:j]] = -1
+		h, n := uint64(runeHashSeed), 0
+		for _, r := range e.text {
+			if n > 0 {
+				if err := d.insert(h, -1, full); err != nil { // the prefix before r
+					return nil, err
 				}
 			}
+			h = runeHash(h, r)
 			n++
 		}
+		if err := d.insert(h, e.cost, full); err != nil {
+			return nil, err
+		}
+		d.nWords++
 		d.maxRune = max(d.maxRune, n)
 	}
 	if zh.keepGSE {
@@ -226,8 +285,11 @@ func (d *zhDict) segment(run string, offs []int32, jumpers *[]zhJumper, bounds *
 			base = js[cur-1].cost
 		}
 		single := false
+		h := uint64(runeHashSeed)
 		for l := 1; l <= d.maxRune && cur+l <= n; l++ {
-			cost, ok := d.words[run[offs[cur]:offs[cur+l]]]
+			r, _ := utf8.DecodeRuneInString(run[offs[cur+l-1]:])
+			h = runeHash(h, r)
+			cost, ok := d.lookup(h)
 			if !ok {
 				break
 			}
