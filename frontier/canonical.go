@@ -55,7 +55,10 @@ var parser = canonicalizer.New(
 //     keep their meaning;
 //   - query parameters sorted by name with a stable sort (the order of
 //     repeated names is kept), empty parameters ("a=1&&b=2") and an empty
-//     query ("?") dropped; "+" is not rewritten.
+//     query ("?") dropped; "+" is not rewritten;
+//   - nothing else: a trailing dot in the host ("example.com.") and
+//     repeated slashes in the path are kept, because servers may treat
+//     them differently, and no parameters (utm_*, session ids) are removed.
 //
 // Canonical is idempotent: Canonical(Canonical(x)) == Canonical(x). It
 // returns an error wrapping ErrBadURL for relative URLs, schemes other than

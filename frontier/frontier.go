@@ -62,9 +62,9 @@ type Frontier struct {
 
 	mu       sync.Mutex // guards every field below
 	hosts    map[string]*host
-	active   map[string]*host // hosts whose summary says they have pending URLs
-	sweepAt  int              // sweep idle hosts when len(hosts) exceeds this
-	stats    counts           // persisted counts of the newest applied commit
+	active   []*host // hosts whose summary says they have pending URLs; a slice because Next scans it
+	sweepAt  int     // sweep idle hosts when len(hosts) exceeds this
+	stats    counts  // persisted counts of the newest applied commit
 	statsVer uint64
 	retry    headHint // earliest retry time (qkey.seq holds unix ns)
 	version  uint64   // drawn inside write transactions, so it follows commit order
@@ -82,6 +82,7 @@ type host struct {
 	lastStart time.Time     // start of the newest request
 	delay     time.Duration // SetHostDelay
 	head      headHint      // first key of the host queue
+	activeAt  int           // index in Frontier.active, -1 if not there
 	popping   bool          // a Next is taking this host's head
 }
 
@@ -121,7 +122,6 @@ func New(db *bolt.DB, o Options) (*Frontier, error) {
 		delay:   o.PerHostDelay,
 		now:     o.Now,
 		hosts:   make(map[string]*host),
-		active:  make(map[string]*host),
 		sweepAt: 1024,
 		wake:    make(chan struct{}),
 	}
@@ -335,7 +335,7 @@ func (f *Frontier) Failed(ctx context.Context, fn func(url, reason string) error
 func (f *Frontier) host(name string) *host {
 	h := f.hosts[name]
 	if h == nil {
-		h = &host{name: name}
+		h = &host{name: name, activeAt: -1}
 		f.hosts[name] = h
 	}
 	return h
@@ -347,10 +347,17 @@ func (f *Frontier) setHead(h *host, hint headHint) {
 		return
 	}
 	h.head = hint
-	if hint.has {
-		f.active[h.name] = h
-	} else {
-		delete(f.active, h.name)
+	switch {
+	case hint.has && h.activeAt < 0:
+		h.activeAt = len(f.active)
+		f.active = append(f.active, h)
+	case !hint.has && h.activeAt >= 0:
+		last := f.active[len(f.active)-1]
+		f.active[h.activeAt] = last
+		last.activeAt = h.activeAt
+		f.active[len(f.active)-1] = nil
+		f.active = f.active[:len(f.active)-1]
+		h.activeAt = -1
 	}
 }
 
