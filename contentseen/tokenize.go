@@ -3,8 +3,6 @@ package contentseen
 import (
 	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 // Tokenisation, the first half of the pipeline:
@@ -105,16 +103,6 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// normalize returns text in NFKC. ASCII text is returned as is; other
-// text is normalised through buf, which is returned for reuse.
-func normalize(text string, buf []byte) (string, []byte) {
-	if isASCII(text) {
-		return text, buf
-	}
-	buf = norm.NFKC.AppendString(buf[:0], text)
-	return string(buf), buf
 }
 
 // isHan reports whether r is a Han character; the common CJK Unified
