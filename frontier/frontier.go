@@ -186,10 +186,38 @@ func (f *Frontier) requeueInflight(top *bolt.Bucket) error {
 	}
 	c.pending += int64(len(urls))
 	c.inflight -= int64(len(urls))
-	if c.inflight != 0 {
-		return fmt.Errorf("%w: %d in flight after requeue", errCorrupt, c.inflight)
+	if c.inflight != 0 || c.pending < 0 || c.done < 0 || c.failed < 0 {
+		// The counts are a cache of the seen bucket; rebuild them rather
+		// than refuse to open (costs one pass over every URL ever seen).
+		if c, err = recount(seen); err != nil {
+			return err
+		}
 	}
 	return top.Bucket(bMeta).Put(kCounts, c.bytes())
+}
+
+// recount derives the counts from the seen bucket.
+func recount(seen *bolt.Bucket) (counts, error) {
+	var c counts
+	err := seen.ForEach(func(k, v []byte) error {
+		if len(v) == 0 {
+			return fmt.Errorf("%w: empty state of %q", errCorrupt, k)
+		}
+		switch v[0] {
+		case stPending:
+			c.pending++
+		case stInflight:
+			c.inflight++
+		case stDone:
+			c.done++
+		case stFailed:
+			c.failed++
+		default:
+			return fmt.Errorf("%w: state %q of %q", errCorrupt, v[0], k)
+		}
+		return nil
+	})
+	return c, err
 }
 
 // resyncTx rebuilds every memory-resident summary from the database. It

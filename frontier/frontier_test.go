@@ -527,3 +527,49 @@ func TestNextCancelled(t *testing.T) {
 		t.Errorf("Next with cancelled ctx: %v", err)
 	}
 }
+
+func TestNextWokenByAdd(t *testing.T) {
+	f, _, _ := newFrontier(t, fast())
+	mustAdd(t, f, Item{URL: u("a.example", "1")})
+	mustNext(t, f) // in flight, so the crawl is not drained
+	got := make(chan Item)
+	go func() {
+		it, err := f.Next(context.Background())
+		if err != nil {
+			t.Error(err)
+		}
+		got <- it
+	}()
+	mustAdd(t, f, Item{URL: u("b.example", "1"), Depth: 1})
+	if it := <-got; it.URL != u("b.example", "1") {
+		t.Errorf("woken Next = %+v", it)
+	}
+}
+
+func TestNewRepairsCounts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	db := openDB(t, path)
+	defer db.Close()
+	f, err := New(db, fast())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAdd(t, f, Item{URL: u("a.example", "1")}, Item{URL: u("a.example", "2")})
+	if err := f.Done(context.Background(), mustNext(t, f), "stored"); err != nil {
+		t.Fatal(err)
+	}
+	mustNext(t, f)
+	err = db.Update(func(tx *bolt.Tx) error { // damage the cached counts
+		return tx.Bucket([]byte("frontier")).Bucket(bMeta).Put(kCounts, counts{pending: 7, inflight: 3}.bytes())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err = New(db, fast())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := f.Stats(); s != (Stats{Pending: 1, Done: 1, Hosts: 1}) {
+		t.Errorf("Stats after repair = %+v", s)
+	}
+}
