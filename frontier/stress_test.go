@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -40,8 +41,13 @@ func fnv(s string) uint32 {
 func fakeURL(level, k int) string { return fmt.Sprintf("http://h%02d.example/L%d-%d", k%25, level, k) }
 
 func TestConcurrentCrawl(t *testing.T) {
-	const limit = 2
-	f, db, _ := newFrontier(t, Options{PerHostInFlight: limit, PerHostDelay: -1})
+	t.Run("limit=2/delay=0", func(t *testing.T) { testConcurrentCrawl(t, 2, -1) })
+	// A real delay makes Next sleep on its timer as well as on signals.
+	t.Run("limit=1/delay=1ms", func(t *testing.T) { testConcurrentCrawl(t, 1, time.Millisecond) })
+}
+
+func testConcurrentCrawl(t *testing.T, limit int, delay time.Duration) {
+	f, db, _ := newFrontier(t, Options{PerHostInFlight: limit, PerHostDelay: delay})
 	var seeds []Item
 	for k := range 10 {
 		seeds = append(seeds, Item{URL: fakeURL(0, k), Seed: true})
