@@ -164,19 +164,36 @@ func (x *MemIndex) Close() error {
 
 // near appends to ms every stored fingerprint within k of fp, each once.
 // The caller holds x.mu.
+//
+// It works in phases across tables rather than table by table, so that the
+// cache misses of the tables (directory entry, then first key) are
+// independent loads the CPU overlaps instead of a chain of them.
 func (x *MemIndex) near(fp Fingerprint, k int, ms []Match) []Match {
+	type probe struct {
+		p, lo, hi uint64
+		i, j      int
+	}
+	var buf [16]probe
+	ps := buf[:0]
 	for t := range x.tabs {
 		tab := &x.tabs[t]
 		p := x.layout.Permute(t, fp)
 		lo, hi := x.layout.prefixRange(t, p)
-		i, j := tab.baseRange(lo, hi)
-		for n, c := range tab.keys[i:j] {
-			if d := bits.OnesCount64(c ^ p); d <= k {
-				ms = addMatch(ms, Match{ID: tab.ids[i+n], Fingerprint: x.layout.Unpermute(t, c), Distance: d})
+		b := lo >> (64 - uint(tab.dirBits)) // a shift by 64 gives 0
+		ps = append(ps, probe{p: p, lo: lo, hi: hi, i: int(tab.dir[b]), j: int(tab.dir[b+1])})
+	}
+	for t := range ps {
+		ps[t].i, ps[t].j = x.tabs[t].narrow(ps[t].i, ps[t].j, ps[t].lo, ps[t].hi)
+	}
+	for t, pr := range ps {
+		tab := &x.tabs[t]
+		for n, c := range tab.keys[pr.i:pr.j] {
+			if d := bits.OnesCount64(c ^ pr.p); d <= k {
+				ms = addMatch(ms, Match{ID: tab.ids[pr.i+n], Fingerprint: x.layout.Unpermute(t, c), Distance: d})
 			}
 		}
-		for n := lowerBound(tab.dkeys, lo); n < len(tab.dkeys) && tab.dkeys[n] <= hi; n++ {
-			if d := bits.OnesCount64(tab.dkeys[n] ^ p); d <= k {
+		for n := lowerBound(tab.dkeys, pr.lo); n < len(tab.dkeys) && tab.dkeys[n] <= pr.hi; n++ {
+			if d := bits.OnesCount64(tab.dkeys[n] ^ pr.p); d <= k {
 				ms = addMatch(ms, Match{ID: tab.dids[n], Fingerprint: x.layout.Unpermute(t, tab.dkeys[n]), Distance: d})
 			}
 		}
@@ -202,19 +219,15 @@ func (x *MemIndex) insert(id uint64, fp Fingerprint) {
 	x.n++
 }
 
-// baseRange returns the index range of base keys in [lo, hi].
-func (tab *memTable) baseRange(lo, hi uint64) (int, int) {
-	b := lo >> (64 - uint(tab.dirBits)) // a shift by 64 gives 0
-	i, j := int(tab.dir[b]), int(tab.dir[b+1])
-	if i == j {
+// narrow returns the part of the directory bucket [i, j) with keys in
+// [lo, hi]: the whole bucket when the prefix is no longer than the
+// directory's bits, else a short binary search.
+func (tab *memTable) narrow(i, j int, lo, hi uint64) (int, int) {
+	if i == j || tab.keys[i] >= lo && tab.keys[j-1] <= hi {
 		return i, j
 	}
-	// The prefix may be longer than the directory's bits: narrow down.
-	if tab.keys[i] < lo || tab.keys[j-1] > hi {
-		s := tab.keys[i:j]
-		i, j = i+lowerBound(s, lo), i+upperBound(s, hi)
-	}
-	return i, j
+	s := tab.keys[i:j]
+	return i + lowerBound(s, lo), i + upperBound(s, hi)
 }
 
 // mergeDelta moves the delta into the base. The caller rebuilds dir.
