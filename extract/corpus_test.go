@@ -27,15 +27,24 @@ func corpusOrSkip(t testing.TB, sub string) string {
 	return dir
 }
 
-// tokens splits text into lower-cased words of letters and digits; Han,
-// Hiragana and Katakana characters are one token each, as those scripts
-// do not separate words with spaces.
+// tokens counts the tokens of s; see tokenSeq.
 func tokens(s string) map[string]int {
 	m := make(map[string]int)
+	for _, tok := range tokenSeq(s) {
+		m[tok]++
+	}
+	return m
+}
+
+// tokenSeq splits text into lower-cased words of letters and digits; Han,
+// Hiragana and Katakana characters are one token each, as those scripts
+// do not separate words with spaces.
+func tokenSeq(s string) []string {
+	var out []string
 	var w []rune
 	flush := func() {
 		if len(w) > 0 {
-			m[string(w)]++
+			out = append(out, string(w))
 			w = w[:0]
 		}
 	}
@@ -43,7 +52,7 @@ func tokens(s string) map[string]int {
 		switch {
 		case unicode.Is(unicode.Han, r), unicode.Is(unicode.Hiragana, r), unicode.Is(unicode.Katakana, r):
 			flush()
-			m[string(r)]++
+			out = append(out, string(r))
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			w = append(w, unicode.ToLower(r))
 		default:
@@ -51,7 +60,7 @@ func tokens(s string) map[string]int {
 		}
 	}
 	flush()
-	return m
+	return out
 }
 
 // prf is token-level precision, recall and F1 of got against want, counting
@@ -281,4 +290,73 @@ func TestCorpusGNE(t *testing.T) {
 		}
 	}
 	t.Logf("%d pages, worst anchor share %.3f", len(pages), worstShare)
+}
+
+// sameTemplateGroups are corpus pages that share a site template but hold
+// different articles. Their texts must not look alike: boilerplate that
+// survives extraction would show up as shared tokens.
+var sameTemplateGroups = map[string][]string{
+	"nytimes": {"readability/nytimes-1/source.html", "readability/nytimes-2/source.html", "readability/nytimes-3/source.html", "readability/nytimes-4/source.html", "readability/nytimes-5/source.html"},
+	"yahoo":   {"readability/yahoo-1/source.html", "readability/yahoo-2/source.html", "readability/yahoo-3/source.html", "readability/yahoo-4/source.html"},
+	"163":     {"gne-zh/163/1.html", "gne-zh/163/2.html", "gne-zh/163/3.html", "gne-zh/163/4.html", "gne-zh/163/5.html"},
+	"sina":    {"gne-zh/sina/1.html", "gne-zh/sina/2.html", "gne-zh/sina/3.html", "gne-zh/sina/sina.html"},
+}
+
+// bigrams is the set of adjacent token pairs of s: single Han characters
+// are shared by any two Chinese texts, pairs much less so.
+func bigrams(s string) map[string]int {
+	seq := tokenSeq(s)
+	m := make(map[string]int)
+	for i := 1; i < len(seq); i++ {
+		m[seq[i-1]+" "+seq[i]]++
+	}
+	return m
+}
+
+// jaccard is the set overlap of two token (or bigram) multisets.
+func jaccard(a, b map[string]int) float64 {
+	inter, union := 0, len(b)
+	for tok := range a {
+		if _, ok := b[tok]; ok {
+			inter++
+		} else {
+			union++
+		}
+	}
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
+}
+
+func TestCorpusSameTemplateTextsDiffer(t *testing.T) {
+	corpusOrSkip(t, "")
+	u, _ := url.Parse("http://fakehost/page.html")
+	for name, paths := range sameTemplateGroups {
+		var toks []map[string]int
+		for _, p := range paths {
+			body, err := os.ReadFile(filepath.Join(corpusDir, p))
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := ExtractBytes(body, "text/html", u, Options{})
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			toks = append(toks, bigrams(d.Text))
+		}
+		worst := 0.0
+		for i := range toks {
+			for j := i + 1; j < len(toks); j++ {
+				worst = max(worst, jaccard(toks[i], toks[j]))
+			}
+		}
+		t.Logf("%s: %d pages, highest token-bigram Jaccard %.3f", name, len(toks), worst)
+		if worst > 0.25 {
+			t.Errorf("%s: two different articles share %.0f%% of their token bigrams, want <= 25%%", name, 100*worst)
+		}
+	}
 }

@@ -73,7 +73,7 @@
 //     text is capped at 2 MiB.
 //   - Trees nested deeper than 512 elements are refused by x/net/html; such
 //     pages get a tokenizer-only pass (title, links, visible text;
-//     Fallback set, <base href> ignored). Pages with more than 60,000
+//     Fallback set). Pages with more than 60,000
 //     elements or 2 MiB of text skip readability (its scoring is
 //     superlinear) and use the fallback text.
 //   - Binary bodies and non-HTML content types return ErrNotHTML wrapped

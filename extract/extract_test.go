@@ -173,3 +173,20 @@ func TestNilURL(t *testing.T) {
 		t.Error("ExtractBytes with nil URL: want an error")
 	}
 }
+
+// A page too deep for the tree builder still gets title, links (resolved
+// against <base href>) and text from the tokenizer pass.
+func TestDeepPageTokenizerPath(t *testing.T) {
+	src := `<html><head><title>Deep</title><base href="https://cdn.example.org/m/"></head><body>` +
+		strings.Repeat("<div>", 600) + `<p>inner text</p><a href="x.html#f">X</a><script>var hidden = 1;</script>`
+	d, err := ExtractBytes([]byte(src), "text/html", testURL, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Title != "Deep" || d.Text != "inner text\nX" || !d.Fallback {
+		t.Errorf("Title %q, Text %q, Fallback %v; want Deep, \"inner text\\nX\", true", d.Title, d.Text, d.Fallback)
+	}
+	if len(d.Links) != 1 || d.Links[0].URL != "https://cdn.example.org/m/x.html" {
+		t.Errorf("Links = %+v, want one to https://cdn.example.org/m/x.html", d.Links)
+	}
+}

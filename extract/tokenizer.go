@@ -50,6 +50,16 @@ func tokenizerExtract(d *Document, body []byte, pageURL *url.URL) {
 			name := string(raw)
 			start := tt != html.EndTagToken
 			switch {
+			case name == "base" && start && len(ls.out) == 0:
+				for hasAttr {
+					var k, v []byte
+					k, v, hasAttr = z.TagAttr()
+					if string(k) == "href" {
+						if b, err := pageURL.Parse(strings.TrimSpace(string(v))); err == nil {
+							ls.base = b
+						}
+					}
+				}
 			case name == "title":
 				inTitle = start && tt == html.StartTagToken
 			case dropTags[name] && !voidOrInline[name]:
