@@ -35,10 +35,10 @@ type Item struct {
 
 // Options configure a Frontier. The zero value gives the defaults.
 type Options struct {
-	PerHostInFlight int           // requests in flight per host; default 2
-	PerHostDelay    time.Duration // minimum gap between request starts to one host; default 1s; negative means 0
-	Bucket          string        // top-level bucket name; default "frontier"
-	Now             func() time.Time
+	PerHostInFlight int              // requests in flight per host; default 2
+	PerHostDelay    time.Duration    // minimum gap between request starts to one host; default 1s; negative means 0
+	Bucket          string           // top-level bucket name; default "frontier"
+	Now             func() time.Time // clock for politeness and retries; default time.Now (tests inject one)
 }
 
 // Stats are counts as of the last committed change the frontier has seen.
