@@ -156,6 +156,7 @@ func summarise(t testing.TB, scores []score) (mean float64) {
 const minMeanF1 = 0.95
 
 func TestCorpusReadabilityF1(t *testing.T) {
+	t.Parallel()
 	scores := scoreReadability(t, func(body []byte, u *url.URL) string {
 		d, err := ExtractBytes(body, "text/html", u, Options{})
 		if err != nil {
@@ -265,6 +266,7 @@ func gneHanFloor(name string) int {
 }
 
 func TestCorpusGNE(t *testing.T) {
+	t.Parallel()
 	pages := gnePages(t)
 	u, _ := url.Parse("http://fakehost/news/1.html")
 	var worstShare float64
@@ -330,6 +332,7 @@ func jaccard(a, b map[string]int) float64 {
 }
 
 func TestCorpusSameTemplateTextsDiffer(t *testing.T) {
+	t.Parallel()
 	corpusOrSkip(t, "")
 	u, _ := url.Parse("http://fakehost/page.html")
 	for name, paths := range sameTemplateGroups {

@@ -140,6 +140,7 @@ func TestNeverEmptyForVisibleText(t *testing.T) {
 
 // Hostile inputs finish with a result or an error, never a panic.
 func TestBoundedWork(t *testing.T) {
+	t.Parallel()
 	big := Options{MaxBodySize: 40 << 20}
 	tests := []struct {
 		name string
