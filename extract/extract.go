@@ -144,7 +144,10 @@ func checkHTML(body []byte, contentType string) error {
 			mt = strings.ToLower(strings.TrimSpace(strings.Split(contentType, ";")[0]))
 		}
 		switch mt {
-		case "text/html", "application/xhtml+xml", "application/xml", "text/xml", "text/plain", "":
+		// text/plain is let through: misconfigured servers label HTML
+		// so, and a plain text page still has text. XML (feeds,
+		// sitemaps) is not a page.
+		case "text/html", "application/xhtml+xml", "text/plain", "":
 		default:
 			return fmt.Errorf("%w: content type %q", ErrNotHTML, mt)
 		}
@@ -170,7 +173,7 @@ func checkHTML(body []byte, contentType string) error {
 	}
 	if contentType == "" {
 		switch mt := http.DetectContentType(body); {
-		case strings.HasPrefix(mt, "text/"):
+		case strings.HasPrefix(mt, "text/html"), strings.HasPrefix(mt, "text/plain"):
 		default:
 			return fmt.Errorf("%w: sniffed content type %q", ErrNotHTML, mt)
 		}

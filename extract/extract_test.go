@@ -191,3 +191,21 @@ func TestDeepPageTokenizerPath(t *testing.T) {
 		t.Errorf("Links = %+v, want one to https://cdn.example.org/m/x.html", d.Links)
 	}
 }
+
+func TestXMLIsNotAPage(t *testing.T) {
+	for _, ct := range []string{"application/xml", "application/rss+xml", "text/xml; charset=utf-8"} {
+		if _, err := ExtractBytes([]byte(`<?xml version="1.0"?><rss></rss>`), ct, testURL, Options{}); !errors.Is(err, ErrNotHTML) {
+			t.Errorf("content type %q: err = %v, want ErrNotHTML", ct, err)
+		}
+	}
+}
+
+func TestInvisibleCharactersDropped(t *testing.T) {
+	a, err := ExtractBytes([]byte("<p>sea\u200bwall and soft\u00adhyphen</p>"), "text/html", testURL, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Text != "seawall and softhyphen" {
+		t.Errorf("Text = %q, want %q", a.Text, "seawall and softhyphen")
+	}
+}

@@ -83,6 +83,9 @@ func links(nodes []*html.Node, base *url.URL) []Link {
 		if text == "" {
 			text = collapseSpace(imgAlt(n))
 		}
+		if text == "" {
+			text = collapseSpace(attr(n, "alt")) // <area alt>
+		}
 		ls.add(attr(n, "href"), attr(n, "rel"), text)
 	}
 	return ls.out

@@ -77,6 +77,9 @@ func (w *textWriter) text(s string) {
 			w.newline = true
 		case unicode.IsSpace(r) || r == 0:
 			w.space = true
+		case r == '\u200b' || r == '\ufeff' || r == '\u00ad':
+			// Zero-width space, stray BOM and soft hyphen are invisible;
+			// keeping them would make equal texts differ.
 		default:
 			if w.newline {
 				if w.b.Len() > 0 {
