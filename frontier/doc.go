@@ -29,7 +29,7 @@
 //
 // # Costs
 //
-// Add: one seen look-up and two puts per URL, about 10 µs per URL in batches
+// Add: one seen look-up and two puts per URL, about 8 µs per URL in batches
 // of 50 without fsync. Next: one write transaction, so one fsync unless the
 // database is opened with NoSync (about 2-5 ms on the shared development
 // VM), plus an in-memory scan of the hosts that have pending URLs (about
@@ -37,7 +37,7 @@
 // no extra fsync when done inside the caller's transaction. Memory: about 200 bytes per host
 // with pending or in-flight URLs, independent of the number of URLs (100,000
 // pending URLs on 1,000 hosts: about 2 MB of Go heap). New reads one key per
-// host. Canonical: about 30 µs for a typical URL (the WHATWG parser
+// host. Canonical: about 10 µs for a typical URL (the WHATWG parser
 // allocates a lot); inputs over 8 KiB are rejected before parsing because
 // the parser is quadratic in the number of path segments.
 //
