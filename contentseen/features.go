@@ -239,7 +239,13 @@ func (f *Fingerprinter) finish(s *scratch) (Fingerprint, int, error) {
 			bound = len(s.ts.arena)
 		}
 		s.counts.reset(bound)
-		f.eachFeature(s, func(b []byte) { s.counts.add(hashBytes(b)) })
+		if f.opts.Kind == Words {
+			for _, h := range s.ts.hashes {
+				s.counts.add(h) // hashed already by the tokenizer
+			}
+		} else {
+			f.eachFeature(s, func(b []byte) { s.counts.add(hashBytes(b)) })
+		}
 		for i, n := range s.counts.n {
 			if n > 0 {
 				acc.add(s.counts.keys[i], tfWeight(int(n)))
@@ -279,21 +285,20 @@ type hashCounts struct {
 }
 
 // reset empties the table and sizes it for up to max distinct keys at a
-// load of at most 1/2. A table up to 16 times larger than needed is
-// reused (clearing it is cheaper than allocating).
+// load of at most 1/2. The backing arrays only grow; a smaller text uses
+// (and clears) a prefix of them.
 func (c *hashCounts) reset(max int) {
 	bits := uint(4)
 	for 1<<bits < 2*max {
 		bits++
 	}
-	if n := len(c.keys); n < 1<<bits || n > 16<<bits {
+	if cap(c.keys) < 1<<bits {
 		c.keys = make([]uint64, 1<<bits)
 		c.n = make([]int32, 1<<bits)
 	} else {
+		c.keys = c.keys[:1<<bits]
+		c.n = c.n[:1<<bits]
 		clear(c.n)
-		for n > 1<<bits {
-			bits++
-		}
 	}
 	c.shift = 64 - bits
 }

@@ -2,6 +2,7 @@ package contentseen
 
 import (
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -19,10 +20,21 @@ func normalize(text string, buf []byte) (string, []byte) {
 		return text, buf
 	}
 	if out, ok := fastNFKC(text, buf[:0]); ok {
-		return string(out), out
+		return bytesView(out), out
 	}
 	buf = norm.NFKC.AppendString(buf[:0], text)
-	return string(buf), buf
+	return bytesView(buf), buf
+}
+
+// bytesView returns b as a string without copying. The caller must not
+// modify b while the string is in use: here the string lives only during
+// one tokenize call, and b is the scratch's norm buffer, which nothing
+// else writes until the next call.
+func bytesView(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 // fastNFKC appends the NFKC form of text to dst if every rune of text is

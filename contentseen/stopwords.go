@@ -37,22 +37,49 @@ var chineseStopWords = []string{
 	"則", "该", "該", "此",
 }
 
-// stopWords is the union of both lists, built once; read-only afterwards
-// and so safe for concurrent use.
-var stopWords = func() map[string]struct{} {
-	m := make(map[string]struct{}, len(englishStopWords)+len(chineseStopWords))
-	for _, w := range englishStopWords {
-		m[w] = struct{}{}
+// stopSet holds the HashFeature of every stop word in an open-addressing
+// table of 512 slots (0 = empty), so that the check reuses the token hash
+// the features need anyway; a hash hit is confirmed by comparing the text.
+// Built once; read-only afterwards and so safe for concurrent use.
+var stopSet = func() (t struct {
+	hashes [512]uint64
+	words  [512]string
+}) {
+	for _, list := range [][]string{englishStopWords, chineseStopWords} {
+		for _, w := range list {
+			h := HashFeature(w)
+			i := h & 511
+			for t.hashes[i] != 0 && t.words[i] != w {
+				i = (i + 1) & 511
+			}
+			t.hashes[i], t.words[i] = h, w
+		}
 	}
-	for _, w := range chineseStopWords {
-		m[w] = struct{}{}
-	}
-	return m
+	return t
 }()
 
-// isStopWord reports whether the token b is a stop word. The conversion
-// in the map index does not allocate.
-func isStopWord(b []byte) bool {
-	_, ok := stopWords[string(b)]
-	return ok
+// maxStopWordLen is the byte length of the longest stop word: longer
+// tokens skip the look-up.
+var maxStopWordLen = func() int {
+	n := 0
+	for _, list := range [][]string{englishStopWords, chineseStopWords} {
+		for _, w := range list {
+			n = max(n, len(w))
+		}
+	}
+	return n
+}()
+
+// isStopWord reports whether the token b, whose HashFeature is h, is a
+// stop word.
+func isStopWord(b []byte, h uint64) bool {
+	if len(b) > maxStopWordLen {
+		return false
+	}
+	for i := h & 511; stopSet.hashes[i] != 0; i = (i + 1) & 511 {
+		if stopSet.hashes[i] == h && stopSet.words[i] == string(b) {
+			return true
+		}
+	}
+	return false
 }

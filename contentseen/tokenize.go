@@ -25,18 +25,22 @@ import (
 // allocation of its own.
 
 // tokenStream is the stop-word-free token stream of one text: the tokens
-// joined by single spaces in arena, token i at arena[starts[i]:ends[i]].
-// Not safe for concurrent use; it lives in a pooled scratch.
+// joined by single spaces in arena, token i at arena[starts[i]:ends[i]]
+// with HashFeature hashes[i] (computed once, for the stop-word check and
+// word features alike). Not safe for concurrent use; it lives in a pooled
+// scratch.
 type tokenStream struct {
 	arena  []byte
 	starts []int32
 	ends   []int32
+	hashes []uint64
 }
 
 func (ts *tokenStream) reset() {
 	ts.arena = ts.arena[:0]
 	ts.starts = ts.starts[:0]
 	ts.ends = ts.ends[:0]
+	ts.hashes = ts.hashes[:0]
 }
 
 // begin appends the separator if needed and returns where the next token
@@ -53,7 +57,11 @@ func (ts *tokenStream) begin() int {
 // stop word, in which case the arena is cut back to where it was.
 func (ts *tokenStream) commit(start int, dropStopWords bool) {
 	tok := ts.arena[start:]
-	if len(tok) == 0 || (dropStopWords && isStopWord(tok)) {
+	var h uint64
+	if len(tok) > 0 {
+		h = hashBytes(tok)
+	}
+	if len(tok) == 0 || (dropStopWords && isStopWord(tok, h)) {
 		if len(ts.starts) > 0 {
 			start-- // the separator
 		}
@@ -62,6 +70,7 @@ func (ts *tokenStream) commit(start int, dropStopWords bool) {
 	}
 	ts.starts = append(ts.starts, int32(start))
 	ts.ends = append(ts.ends, int32(len(ts.arena)))
+	ts.hashes = append(ts.hashes, h)
 }
 
 // add appends a whole token.
