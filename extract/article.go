@@ -2,6 +2,7 @@ package extract
 
 import (
 	"net/url"
+	"strings"
 	"unicode/utf8"
 
 	readability "codeberg.org/readeck/go-readability/v2"
@@ -74,15 +75,42 @@ func readabilityText(root *html.Node, pageURL *url.URL, d *Document) string {
 
 // useFallback decides between readability's article and the page's
 // visible text. Readability always returns its best candidate, even on
-// index pages where that is one small box; when the article is short and
-// the page has much more text, the page text describes the page better.
+// index pages where that is one small box of headlines; when the article
+// is short, has no real paragraph, and the page has much more text, the
+// page text describes the page better. A short article with a paragraph
+// (a two-sentence news item) is kept: the rest of such a page is login
+// boxes and disclaimers, which would make every short item on the site
+// look alike.
 func useFallback(article, fallback string) bool {
 	a := utf8.RuneCountInString(article)
 	if a == 0 {
 		return true
 	}
-	f := utf8.RuneCountInString(fallback)
-	return a < minArticleRunes && f > 3*a
+	if a >= minArticleRunes || hasParagraph(article) {
+		return false
+	}
+	return utf8.RuneCountInString(fallback) > 3*a
+}
+
+// hasParagraph reports whether some line of text is a paragraph rather
+// than a headline: about 25 words, counting a Han or kana character as a
+// word and five other letters as one.
+func hasParagraph(text string) bool {
+	for line := range strings.SplitSeq(text, "\n") {
+		w := 0
+		for _, r := range line {
+			switch {
+			case r >= 0x3040 && r <= 0x30FF, r >= 0x3400 && r <= 0x9FFF:
+				w += 5
+			case r > ' ':
+				w++
+			}
+		}
+		if w >= 125 {
+			return true
+		}
+	}
+	return false
 }
 
 // countElems counts elements below n, stopping early past limit.

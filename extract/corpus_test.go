@@ -197,33 +197,23 @@ func hanCount(s string) int {
 }
 
 // anchorShare estimates the share of text runes (spaces excluded) that
-// are anchor text of the page's links: a link text of five runes or more
-// counts wherever it occurs (related-article titles), a shorter one only
-// when it is a whole line (menu items), since short words like "文化"
-// occur in any article.
+// are anchor text of the page's links left in as navigation: a line counts
+// when link texts cover at least half of it (menu items, related-article
+// titles, "1、headline"), with the runes they cover. A tag word like
+// "OAuth" that is also a link somewhere is not navigation when it occurs
+// inside a sentence, so partial matches in long lines do not count.
 func anchorShare(d *Document) float64 {
-	short := make(map[string]bool)
-	var long []string
+	var anchors []string
 	for _, l := range d.Links {
-		a := strings.Join(strings.Fields(l.Text), "")
-		switch n := len([]rune(a)); {
-		case n >= 5:
-			long = append(long, a)
-		case n > 0:
-			short[a] = true
+		if a := strings.Join(strings.Fields(l.Text), ""); len([]rune(a)) >= 2 {
+			anchors = append(anchors, a)
 		}
 	}
 	var total, covered int
 	for _, line := range strings.Split(d.Text, "\n") {
 		line = strings.Join(strings.Fields(line), "")
-		runes := len([]rune(line))
-		total += runes
-		if short[line] {
-			covered += runes
-			continue
-		}
 		mask := make([]bool, len(line))
-		for _, a := range long {
+		for _, a := range anchors {
 			for i := 0; ; {
 				j := strings.Index(line[i:], a)
 				if j < 0 {
@@ -235,10 +225,16 @@ func anchorShare(d *Document) float64 {
 				i += j + len(a)
 			}
 		}
+		runes, in := 0, 0
 		for i := range line { // rune starts only
+			runes++
 			if mask[i] {
-				covered++
+				in++
 			}
+		}
+		total += runes
+		if 2*in >= runes {
+			covered += in
 		}
 	}
 	if total == 0 {

@@ -8,9 +8,9 @@ import (
 	"golang.org/x/net/html"
 )
 
-// readMeta fills the fields that come from the head and the links, reading
-// the tree before anything mutates it, and returns the base URL links are
-// resolved against.
+// readMeta fills the fields that come from the head, and the links
+// (resolved against <base href> when there is one), reading the tree before
+// anything mutates it.
 func readMeta(d *Document, g *goquery.Document, pageURL *url.URL) {
 	base := pageURL
 	if href, ok := g.Find("base[href]").First().Attr("href"); ok {
