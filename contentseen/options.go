@@ -11,7 +11,8 @@ import (
 	"github.com/zeebo/xxh3"
 )
 
-// FeatureKind selects what a Fingerprinter takes as features.
+// FeatureKind selects what a Fingerprinter takes as features. Its
+// constants are the names used in Options.String and in config files.
 type FeatureKind string
 
 // The feature kinds. Shingles are built over the token stream after
@@ -50,8 +51,9 @@ var ErrNotEnoughContent = errors.New("contentseen: not enough content")
 // value is word unigrams with the default minimum. An index records
 // Options.String so that a reopened index never mixes schemes.
 //
-// An Options value must not be modified while a Fingerprinter made from it
-// is in use only in its IDF map; NewFingerprinter copies everything else.
+// NewFingerprinter copies the options but not the IDF map: do not modify
+// the map while a Fingerprinter made from it is in use. An Options value
+// is otherwise a plain value, safe to share.
 type Options struct {
 	// Kind of feature; "" means Words.
 	Kind FeatureKind

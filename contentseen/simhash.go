@@ -8,6 +8,7 @@ import (
 
 // Feature is one weighted feature of a document: a word, a shingle of
 // words or a shingle of characters, or anything a caller derives itself.
+// A plain value; the functions taking features only read them.
 type Feature struct {
 	Text   string
 	Weight float64
