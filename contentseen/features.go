@@ -67,7 +67,7 @@ func (f *Fingerprinter) get() *scratch {
 }
 
 func (f *Fingerprinter) put(s *scratch) {
-	if cap(s.ts.arena) > maxPooledArena || cap(s.norm) > maxPooledArena {
+	if cap(s.ts.arena) > maxPooledArena || cap(s.norm) > maxPooledArena || cap(s.counts.keys) > maxPooledArena/8 {
 		return
 	}
 	f.pool.Put(s)
@@ -234,11 +234,11 @@ func (f *Fingerprinter) finish(s *scratch) (Fingerprint, int, error) {
 		}
 		distinct = len(tf)
 	} else {
-		bound := s.ts.len() // distinct features at most: tokens, or runes for char shingles
+		expect := s.ts.len() // about the number of features; the table grows if needed
 		if f.opts.Kind == CharShingles {
-			bound = len(s.ts.arena)
+			expect = len(s.ts.arena)
 		}
-		s.counts.reset(bound)
+		s.counts.reset(expect)
 		if f.opts.Kind == Words {
 			for _, h := range s.ts.hashes {
 				s.counts.add(h) // hashed already by the tokenizer
@@ -275,23 +275,27 @@ var tfWeights = func() (t [64]float64) {
 }()
 
 // hashCounts counts feature hashes: open addressing with linear probing,
-// n[i] == 0 marking an empty slot. It is sized for the number of tokens
-// (an upper bound on distinct features) and reused. Not safe for
-// concurrent use.
+// n[i] == 0 marking an empty slot, doubled when half full. It is reused
+// across calls. Not safe for concurrent use.
 type hashCounts struct {
-	keys  []uint64
-	n     []int32
-	shift uint
+	keys     []uint64
+	n        []int32
+	shift    uint
+	distinct int
 }
 
-// reset empties the table and sizes it for up to max distinct keys at a
-// load of at most 1/2. The backing arrays only grow; a smaller text uses
-// (and clears) a prefix of them.
-func (c *hashCounts) reset(max int) {
+// reset empties the table and sizes it for about expect distinct keys
+// (at most 64Ki at first; it grows as needed). The backing arrays only
+// grow; a smaller text uses (and clears) a prefix of them.
+func (c *hashCounts) reset(expect int) {
 	bits := uint(4)
-	for 1<<bits < 2*max {
+	for 1<<bits < 2*expect && bits < 16 {
 		bits++
 	}
+	c.size(bits)
+}
+
+func (c *hashCounts) size(bits uint) {
 	if cap(c.keys) < 1<<bits {
 		c.keys = make([]uint64, 1<<bits)
 		c.n = make([]int32, 1<<bits)
@@ -301,18 +305,39 @@ func (c *hashCounts) reset(max int) {
 		clear(c.n)
 	}
 	c.shift = 64 - bits
+	c.distinct = 0
 }
 
 func (c *hashCounts) add(h uint64) {
+	c.addN(h, 1)
+}
+
+func (c *hashCounts) addN(h uint64, n int32) {
 	mask := uint64(len(c.keys) - 1)
 	for i := (h * 0x9e3779b97f4a7c15) >> c.shift; ; i = (i + 1) & mask {
 		if c.n[i] == 0 {
-			c.keys[i], c.n[i] = h, 1
+			c.keys[i], c.n[i] = h, n
+			c.distinct++
+			if 2*c.distinct > len(c.keys) {
+				c.grow()
+			}
 			return
 		}
 		if c.keys[i] == h {
-			c.n[i]++
+			c.n[i] += n
 			return
+		}
+	}
+}
+
+// grow doubles the table, re-inserting the counted keys.
+func (c *hashCounts) grow() {
+	oldKeys := slices.Clone(c.keys)
+	oldN := slices.Clone(c.n)
+	c.size(uint(64-c.shift) + 1)
+	for i, n := range oldN {
+		if n > 0 {
+			c.addN(oldKeys[i], n)
 		}
 	}
 }

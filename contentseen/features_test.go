@@ -3,6 +3,7 @@ package contentseen
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -397,4 +398,27 @@ func TestFingerprinterConcurrentUse(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// hashCounts against a map, across growth and reuse with smaller texts.
+func TestHashCounts(t *testing.T) {
+	var c hashCounts
+	for _, size := range []int{5000, 10, 300} {
+		c.reset(8) // deliberately too small: the table must grow
+		want := map[uint64]int32{}
+		for i := range size {
+			h := uint64(i%(size/3+1)) * 0x9e3779b97f4a7c15 // repeats, spread
+			c.add(h)
+			want[h]++
+		}
+		got := map[uint64]int32{}
+		for i, n := range c.n {
+			if n > 0 {
+				got[c.keys[i]] = n
+			}
+		}
+		if !maps.Equal(got, want) || c.distinct != len(want) {
+			t.Errorf("%d adds: %d distinct counted, want %d (maps equal: %v)", size, c.distinct, len(want), maps.Equal(got, want))
+		}
+	}
 }
