@@ -50,11 +50,11 @@
 // (EXTRACT_COMPARE=1 GOMAXPROCS=1 go test -run TestCompareReadability -v,
 // 2-core machine shared with other jobs, CPU time measured by getrusage):
 //
-//	readeck v2.1.1   mean F1 0.995   89 pages/cpu-s
-//	go-shiori        mean F1 0.993   62 pages/cpu-s
-//	this package     mean F1 0.982  146 pages/cpu-s (readeck + cleaning)
+//	readeck v2.1.1   mean F1 0.995   96 pages/cpu-s
+//	go-shiori        mean F1 0.993   70 pages/cpu-s
+//	this package     mean F1 0.982  161 pages/cpu-s (readeck + cleaning)
 //
-// readeck is as good and 40 % faster, and maintained, so it is used. This
+// readeck is as good, 35-40 % faster, and maintained, so it is used. This
 // package scores a little below raw readability because expected.html is
 // Readability.js output, which keeps bylines, dates, tables of contents and
 // link lists that this package removes on purpose; it is faster because the
@@ -62,9 +62,11 @@
 //
 // # Cost
 //
-// Over the whole corpus (178 pages, 34 MB): about 200 pages and 38 MB per
-// CPU second (go test -run '^$' -bench ExtractCorpus -cpu 1). Parsing and
-// readability take two thirds of that, the normalisation regexps a tenth.
+// Over the whole corpus (178 pages, 34 MB), medians of five runs on a
+// shared 2-core machine: 223 pages and 42 MB per CPU second, 160 pages/s
+// wall clock (go test -run '^$' -bench ExtractCorpus -benchtime 3x -count 5
+// -cpu 1). Parsing and readability take two thirds of that, the
+// normalisation regexps a tenth.
 // Memory is a few times the page size for the tree.
 //
 // # Bounds and caveats
