@@ -26,7 +26,8 @@ var ErrNotHTML = errors.New("extract: not html")
 // panics; Extract recovers so that one hostile page cannot stop a crawler.
 var ErrInternal = errors.New("extract: internal error")
 
-// Options tune one extraction. The zero value is ready to use.
+// Options tune one extraction. The zero value is ready to use; an Options
+// value is plain data and may be shared by concurrent calls.
 type Options struct {
 	// MaxBodySize is the number of bytes read at most; 0 means
 	// DefaultMaxBodySize. A longer body is cut and Document.Truncated set.
@@ -37,7 +38,7 @@ type Options struct {
 	XRobotsTag string
 }
 
-// Link is one <a href> of a page.
+// Link is one <a href> (or <area href>) of a page; plain data.
 type Link struct {
 	// URL is absolute, resolved against <base href>, without fragment;
 	// only http and https links are kept.
