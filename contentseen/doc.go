@@ -23,7 +23,8 @@
 //     gse's Chinese dictionary (see below); everything else is split into
 //     words by a hand-written scanner (letters, digits and marks; "don't",
 //     "3.14" and "1,000" stay whole). Scripts written without spaces other
-//     than Chinese (Thai, Japanese kana) come out as long runs.
+//     than Chinese (Thai, Japanese kana) come out as long runs; Japanese
+//     kanji go through the Chinese segmenter (and load its dictionary).
 //  3. Stop words dropped: short English and Chinese (Simplified and
 //     Traditional) lists of function words, in code.
 //  4. Features, chosen by Options.Kind: words (the default), word
