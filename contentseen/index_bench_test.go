@@ -45,7 +45,29 @@ var (
 	benchSetsMu sync.Mutex
 	benchSets   = map[int]*benchSet{}
 	benchIdxs   = map[string]Index{} // built indexes, reused across -count runs
+	benchDirs   []string             // of the bbolt indexes in benchIdxs
 )
+
+// benchCleanup closes the bbolt indexes of benchIndex and removes their
+// files; the memory ones stay for the next -count run.
+func benchCleanup(b *testing.B) {
+	benchSetsMu.Lock()
+	defer benchSetsMu.Unlock()
+	for key, x := range benchIdxs {
+		if bx, ok := x.(*BoltIndex); ok {
+			if err := bx.Close(); err != nil {
+				b.Error(err)
+			}
+			delete(benchIdxs, key)
+		}
+	}
+	for _, dir := range benchDirs {
+		if err := os.RemoveAll(dir); err != nil {
+			b.Error(err)
+		}
+	}
+	benchDirs = nil
+}
 
 func getBenchSet(n int) *benchSet {
 	benchSetsMu.Lock()
@@ -99,10 +121,13 @@ func benchIndex(b *testing.B, kind string, l Layout, n int) Index {
 		}
 		x = m
 	case "bolt":
+		// Built once per benchmark run (removed by benchCleanup), not per
+		// -count like the memory ones: files of GBs must not outlive the run.
 		dir, err := os.MkdirTemp("", "simcrawl-bench-")
 		if err != nil {
 			b.Fatal(err)
 		}
+		benchDirs = append(benchDirs, dir)
 		path := filepath.Join(dir, "index.db")
 		bx, err := OpenBolt(path, BoltOptions{Layout: l, NoSync: true})
 		if err != nil {
@@ -132,6 +157,7 @@ func benchIndex(b *testing.B, kind string, l Layout, n int) Index {
 // reports the median and 99th percentile of the per-query time (measured
 // with time.Now around each call, which adds some tens of ns).
 func BenchmarkIndexNear(b *testing.B) {
+	b.Cleanup(func() { benchCleanup(b) })
 	for _, kind := range []string{"mem", "bolt"} {
 		for _, name := range []string{Layout4x16, Layout10x28} {
 			l, err := LayoutByName(name)
