@@ -148,7 +148,7 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	}
 	c.storedBefore = int64(pages)
 	// take stops handing out URLs; work lets pages in flight finish after a
-	// stop, up to the request timeout plus a little, then gives up on them
+	// stop, up to two request timeouts plus a little, then gives up on them
 	// (the frontier puts them back to pending on the next Open).
 	take, stopTaking := context.WithCancel(ctx)
 	c.stopTaking = stopTaking
@@ -158,7 +158,8 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	go func() {
 		select {
 		case <-ctx.Done():
-			t := time.NewTimer(c.fetcher.opts.Timeout + 2*time.Second)
+			// A fetch may take two timeouts: robots.txt, then the page.
+			t := time.NewTimer(2*c.fetcher.opts.Timeout + 2*time.Second)
 			defer t.Stop()
 			select {
 			case <-t.C:

@@ -1,6 +1,11 @@
 // Package crawler wires the stages of Simcrawl together and is the only
 // package that imports colly.
 //
+// A Fetcher does one synchronous GET per call on a per-call colly clone:
+// bytes are returned as sent (no charset conversion, no unzipping), cut at
+// MaxBodySize and marked truncated; robots.txt is handled here per host with
+// a TTL, and never read as allow-all when it fails.
+//
 // A Crawler runs N workers. Each takes the next URL the frontier allows
 // (per-host politeness, breadth-first), fetches it with a Fetcher (colly
 // underneath, robots.txt obeyed by our own cache), extracts the article text

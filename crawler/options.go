@@ -37,6 +37,9 @@ type Options struct {
 	Layout       string // contentseen layout name; default "4x16"
 	Features     contentseen.Options
 	KeepDropText bool
+	// ContentSeenOff stores every page without fingerprinting or looking
+	// for duplicates. It exists to measure what ContentSeen costs.
+	ContentSeenOff bool
 
 	Logger         *slog.Logger  // default: discard
 	Status         io.Writer     // progress output; nil = none

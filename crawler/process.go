@@ -33,8 +33,7 @@ const (
 // process fetches one URL and records its outcome. It returns an error only
 // for failures of the crawl itself (the store); a bad page is an outcome.
 func (c *Crawler) process(ctx context.Context, it frontier.Item) error {
-	host := frontier.HostKey(it.URL)
-	c.applyCrawlDelay(ctx, host)
+	c.applyCrawlDelay(ctx, it.URL)
 
 	resp, err := c.fetcher.Fetch(ctx, it.URL)
 	if err != nil {
@@ -57,6 +56,10 @@ func (c *Crawler) process(ctx context.Context, it frontier.Item) error {
 	}
 
 	p := &page{item: it, resp: resp, doc: doc}
+	p.links = c.followable(it, doc)
+	if c.opts.ContentSeenOff {
+		return c.commit(p)
+	}
 	p.fp, p.features, err = c.fper.Fingerprint(doc.Text)
 	switch {
 	case errors.Is(err, contentseen.ErrNotEnoughContent):
@@ -66,7 +69,6 @@ func (c *Crawler) process(ctx context.Context, it frontier.Item) error {
 	default:
 		p.digest = xxh3.Hash128([]byte(doc.Text)).Bytes()
 	}
-	p.links = c.followable(it, doc)
 	return c.commit(p)
 }
 
@@ -98,7 +100,7 @@ func (c *Crawler) commit(p *page) error {
 			// Leave it pending for a later run with a larger limit.
 			return errMaxPages
 		}
-		if !p.thin {
+		if !p.thin && !c.opts.ContentSeenOff {
 			d, err := c.findDuplicate(tx, p)
 			if err != nil {
 				return err
@@ -196,15 +198,18 @@ func (c *Crawler) storeTx(tx *bolt.Tx, p *page) error {
 		ContentType: p.resp.ContentType, FetchedAt: p.resp.FetchedAt, Depth: p.item.Depth,
 		Title: p.doc.Title, Text: p.doc.Text, Lang: p.doc.Lang,
 		Fingerprint: uint64(p.fp), Thin: p.thin, Digest: p.digest,
-		Body: p.resp.Body, Truncated: p.resp.Truncated || p.doc.Truncated,
+		Body: p.resp.Body, Header: p.resp.Header, Truncated: p.resp.Truncated || p.doc.Truncated,
 	}
 	id, err := c.store.PutTx(tx, sp)
 	if err != nil {
 		return err
 	}
-	outcome := outcomeThin
-	if !p.thin {
-		outcome = outcomeStored
+	outcome := outcomeStored
+	switch {
+	case p.thin:
+		outcome = outcomeThin
+	case c.opts.ContentSeenOff:
+	default:
 		if err := c.index.AddTx(tx, id, p.fp); err != nil {
 			return err
 		}
@@ -326,16 +331,17 @@ func (c *Crawler) done(ctx context.Context, it frontier.Item, outcome string) er
 	return nil
 }
 
-// applyCrawlDelay reads a host's robots.txt Crawl-delay once and raises
-// the host's delay to it, capped by MaxCrawlDelay.
-func (c *Crawler) applyCrawlDelay(ctx context.Context, host string) {
+// applyCrawlDelay reads the robots.txt Crawl-delay of rawURL's host once
+// and raises the host's delay to it, capped by MaxCrawlDelay.
+func (c *Crawler) applyCrawlDelay(ctx context.Context, rawURL string) {
 	if !c.opts.Fetch.RespectRobots {
 		return
 	}
+	host := frontier.HostKey(rawURL)
 	if _, done := c.robotsDone.Load(host); done {
 		return
 	}
-	d, err := c.fetcher.CrawlDelay(ctx, host)
+	d, err := c.fetcher.CrawlDelay(ctx, rawURL)
 	if err != nil {
 		return // Fetch reports robots.txt trouble and the URL is retried
 	}

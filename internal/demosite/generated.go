@@ -12,10 +12,10 @@ import (
 )
 
 // Generated is a synthetic site of N article pages, /p/0 to /p/N-1, for
-// crash tests and benchmarks: page i links to pages 3i+1..3i+3 (a
-// breadth-first crawl from /p/0 reaches all of them), plus LinksPerPage
-// links to /x/... pages that are never crawled because they lie beyond
-// MaxDepth or the page limit (they fill the frontier). Every DupEvery-th
+// crash tests and benchmarks: page i links to pages 3i+1..3i+3, i+1 and i+2 (a
+// crawl from /p/0 reaches all of them even though it does not follow the
+// links of duplicates), plus LinksPerPage
+// links to /x/... pages (404) that fill the frontier. Every DupEvery-th
 // page repeats the article of the page before it with one word added,
 // a near-duplicate. Pages are padded with navigation, sidebar and footer
 // markup to about PageBytes, like real news pages.
@@ -23,10 +23,17 @@ import (
 // Safe for concurrent use.
 type Generated struct {
 	N            int
-	DupEvery     int           // 0 = no duplicates
-	LinksPerPage int           // extra links to uncrawled pages
-	PageBytes    int           // approximate page size; 0 = small pages
-	Latency      time.Duration // per request, to let tests stop a crawl mid-way
+	DupEvery     int // 0 = no duplicates
+	LinksPerPage int // extra links to /x/ pages, at ExtraLinkBase
+	// ExtraLinkBase prefixes the /x/ links ("" = this site). Point it at
+	// another name of this server, such as http://localhost:PORT, and set
+	// SlowHost to that name: its robots.txt then asks for a 60 s
+	// Crawl-delay, so its URLs pile up in the frontier as on a real crawl
+	// with one slow host.
+	ExtraLinkBase string
+	SlowHost      string
+	PageBytes     int           // approximate page size; 0 = small pages
+	Latency       time.Duration // per request, to let tests stop a crawl mid-way
 
 	served atomic.Int64
 	mu     sync.Mutex
@@ -51,6 +58,11 @@ func (g *Generated) IsDuplicate(i int) bool {
 // ServeHTTP implements http.Handler.
 func (g *Generated) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/robots.txt" {
+		if g.SlowHost != "" && strings.HasPrefix(r.Host, g.SlowHost) {
+			w.Header().Set("Content-Type", "text/plain")
+			w.Write([]byte("User-agent: *\nCrawl-delay: 60\n"))
+			return
+		}
 		http.NotFound(w, r)
 		return
 	}
@@ -102,8 +114,11 @@ func (g *Generated) page(i int) string {
 	for c := 3*i + 1; c <= 3*i+3 && c < g.N; c++ {
 		fmt.Fprintf(&b, `<li><a href="/p/%d">Story %d</a></li>`, c, c)
 	}
+	for c := i + 1; c <= i+2 && c < g.N; c++ {
+		fmt.Fprintf(&b, `<li><a href="/p/%d">Next story</a></li>`, c)
+	}
 	for x := range g.LinksPerPage {
-		fmt.Fprintf(&b, `<li><a href="/x/%d/%d">More %d</a></li>`, i, x, x)
+		fmt.Fprintf(&b, `<li><a href="%s/x/%d/%d">More %d</a></li>`, g.ExtraLinkBase, i, x, x)
 	}
 	b.WriteString("</ul></div></main>\n")
 	// Pad with the kind of markup real pages carry around the article.
