@@ -262,3 +262,73 @@ func articleHTML(title, text string) string {
 	return "<!DOCTYPE html><html><head><title>" + title + "</title></head><body><article><h1>" + title +
 		"</h1><p>" + text + "</p></article></body></html>"
 }
+
+// Hostile pages end as recorded outcomes; the crawl neither crashes nor
+// hangs.
+func TestCrawlSurvivesBadPages(t *testing.T) {
+	release := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<html><body><a href="/binary">b</a> <a href="/huge">h</a> <a href="/loop">l</a>
+<a href="/slow">s</a> <a href="/deep">d</a></body></html>`))
+	})
+	mux.HandleFunc("/binary", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Write([]byte{0, 1, 2, 3, 0xff, 0xfe})
+	})
+	mux.HandleFunc("/huge", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<html><body><article>"))
+		para := []byte("<p>" + strings.Repeat("A long page keeps talking about rivers and markets. ", 40) + "</p>\n")
+		for range 2000 { // ~4 MB, over the 1 MiB limit below
+			if _, err := w.Write(para); err != nil {
+				return
+			}
+		}
+	})
+	mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/loop2", http.StatusFound)
+	})
+	mux.HandleFunc("/loop2", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/loop", http.StatusFound)
+	})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	mux.HandleFunc("/deep", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<html><body>" + strings.Repeat("<div>", 20000) + "deep text" + strings.Repeat("</div>", 20000) + "</body></html>"))
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	defer close(release)
+
+	opts := testOptions(t, srv.URL+"/")
+	opts.Fetch.Timeout = 300 * time.Millisecond
+	opts.Fetch.MaxBodySize = 1 << 20
+	opts.Retries = 1
+	sum := runCrawl(t, opts)
+	r := readResult(t, opts.DataDir, srv.URL)
+
+	if p := r.stored["/huge"]; p == nil || !p.Truncated {
+		t.Errorf("/huge: %+v, want stored and marked truncated", p)
+	}
+	if r.stored["/deep"] == nil {
+		t.Errorf("/deep (20,000 nested elements) not stored")
+	}
+	for _, p := range []string{"/binary", "/loop", "/slow"} {
+		if r.stored[p] != nil {
+			t.Errorf("%s stored", p)
+		}
+	}
+	if sum.Run.Skipped < 1 {
+		t.Errorf("binary body not counted as skipped: %+v", sum.Run)
+	}
+	if sum.Failed < 2 { // the redirect loop and the slow page (after its retry)
+		t.Errorf("failed URLs = %d, want the loop and the slow page", sum.Failed)
+	}
+}
