@@ -124,14 +124,16 @@
 // write transaction by a committer goroutine that Close waits for.
 // BoltIndex.AddBatch is a bulk load (sorted appends, pages filled full).
 //
-// Cost, measured on the shared 2-core development machine (medians of
-// BenchmarkIndexNear and friends; other jobs were running):
+// Cost, measured on the shared 2-core development machine with other jobs
+// running (BenchmarkIndexNear and friends; 1M: medians of 5 runs, 10M:
+// medians of 3 in memory, one run on bbolt; p99 varied by up to 8x
+// between runs with the load):
 //
 //	k=3 query             1M: p50 / p99        10M: p50 / p99
 //	memory, 4x16          0.54 / 1.2 µs        2.0 / 3.8 µs
 //	memory, 10x28         1.5 / 2.6 µs         3.5 / 8.5 µs
-//	bbolt warm, 4x16      7.3 / 56 µs          20 / 480 µs
-//	bbolt warm, 10x28     17 / 83 µs           27 / 96 µs
+//	bbolt warm, 4x16      7.3 / 56 µs          17 / 62 µs
+//	bbolt warm, 10x28     17 / 83 µs           28 / 135 µs
 //
 // A bbolt query pays per table for a bucket open and a B+tree seek (about
 // 1.5 to 2 µs here, with some 25 small allocations inside bbolt), and per
