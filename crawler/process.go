@@ -40,36 +40,56 @@ func (c *Crawler) process(ctx context.Context, it frontier.Item) error {
 		return c.fetchFailed(ctx, it, err)
 	}
 	c.stats.fetched.Add(1)
-	final, err := url.Parse(resp.FinalURL)
-	if err != nil {
-		return c.fail(ctx, it, "bad final url: "+err.Error())
+	p := &page{item: it, resp: resp}
+	outcome, failure := c.examine(p)
+	switch {
+	case failure != "":
+		return c.fail(ctx, it, failure)
+	case outcome != "":
+		return c.done(ctx, it, outcome)
 	}
-	doc, err := extract.ExtractBytes(resp.Body, resp.ContentType, final,
-		extract.Options{MaxBodySize: c.fetcher.opts.MaxBodySize, XRobotsTag: resp.Header.Get("X-Robots-Tag")})
-	if errors.Is(err, extract.ErrNotHTML) {
-		c.stats.skipped.Add(1)
-		c.opts.Logger.Debug("skipped", "url", it.URL, "reason", err.Error())
-		return c.done(ctx, it, outcomeNonHTML)
-	}
-	if err != nil {
-		return c.fail(ctx, it, "extract: "+err.Error())
-	}
+	return c.commit(p)
+}
 
-	p := &page{item: it, resp: resp, doc: doc}
-	p.links = c.followable(it, doc)
-	if c.opts.ContentSeenOff {
-		return c.commit(p)
+// examine extracts (unless p.doc is set) and fingerprints p. It returns an
+// outcome when p is not a page to judge (not HTML), or a failure reason;
+// both empty means p is ready for commit. Fetched pages and dedup records
+// (Dedup) share it.
+func (c *Crawler) examine(p *page) (outcome, failure string) {
+	if p.doc == nil {
+		final, err := url.Parse(p.resp.FinalURL)
+		if err != nil {
+			return "", "bad final url: " + err.Error()
+		}
+		doc, err := extract.ExtractBytes(p.resp.Body, p.resp.ContentType, final,
+			extract.Options{MaxBodySize: c.fetcher.opts.MaxBodySize, XRobotsTag: p.resp.Header.Get("X-Robots-Tag")})
+		if errors.Is(err, extract.ErrNotHTML) {
+			c.stats.skipped.Add(1)
+			c.opts.Logger.Debug("skipped", "url", p.item.URL, "reason", err.Error())
+			return outcomeNonHTML, ""
+		}
+		if err != nil {
+			return "", "extract: " + err.Error()
+		}
+		p.doc = doc
 	}
-	p.fp, p.features, err = c.fper.Fingerprint(doc.Text)
+	if p.record == nil {
+		p.links = c.followable(p.item, p.doc)
+	}
+	if c.opts.ContentSeenOff {
+		return "", ""
+	}
+	var err error
+	p.fp, p.features, err = c.fper.Fingerprint(p.doc.Text)
 	switch {
 	case errors.Is(err, contentseen.ErrNotEnoughContent):
 		p.thin = true
 	case err != nil:
-		return c.fail(ctx, it, "fingerprint: "+err.Error())
+		return "", "fingerprint: " + err.Error()
 	default:
-		p.digest = xxh3.Hash128([]byte(doc.Text)).Bytes()
+		p.digest = xxh3.Hash128([]byte(p.doc.Text)).Bytes()
 	}
-	return c.commit(p)
+	return "", ""
 }
 
 // page is everything known about a fetched page when its outcome is
@@ -83,6 +103,9 @@ type page struct {
 	thin     bool
 	digest   [16]byte // zero for thin pages: they never match each other
 	links    []frontier.Item
+	// record, when set, records the outcome instead of the frontier: a
+	// dedup record (Dedup) is not a frontier URL and has no links to queue.
+	record func(tx *bolt.Tx, outcome string) error
 }
 
 // commit decides whether p is a duplicate and records the outcome in the
@@ -220,6 +243,9 @@ func (c *Crawler) storeTx(tx *bolt.Tx, p *page) error {
 // finishTx marks the URL done and, when follow is set and the page allows
 // it, queues its links.
 func (c *Crawler) finishTx(tx *bolt.Tx, p *page, outcome string, follow bool) error {
+	if p.record != nil {
+		return p.record(tx, outcome)
+	}
 	if follow && !p.doc.NoFollow && len(p.links) > 0 {
 		if _, err := c.frontier.AddTx(tx, p.links...); err != nil {
 			return err
