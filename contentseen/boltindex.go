@@ -48,8 +48,9 @@ type BoltOptions struct {
 // one transaction).
 //
 // Cost on disk: about 24 bytes per fingerprint per table plus 2 × 32 for
-// ids and fps when bulk loaded, up to twice that after random inserts
-// (bbolt splits pages half full).
+// ids and fps when bulk loaded (162 bytes with 4x16 at 10M), about 2.3
+// times that after random inserts (380 at 1M: bbolt splits pages half
+// full).
 //
 // BoltIndex is safe for concurrent use. Do not call Seen, Add or AddBatch
 // while holding a write transaction of the same DB: they wait for it.
