@@ -1,0 +1,27 @@
+package frontier
+
+import (
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// ReadStats returns the persisted counts of the frontier kept in bucket of
+// tx's database ("" means "frontier") without opening it, so it works on a
+// read-only database (`crawl stats`). URLs left in flight by a stopped crawl
+// count as InFlight (a resumed crawl queues them again); Hosts is 0. A
+// database without a frontier reads as empty.
+func ReadStats(tx *bolt.Tx, bucket string) (Stats, error) {
+	if bucket == "" {
+		bucket = "frontier"
+	}
+	top := tx.Bucket([]byte(bucket))
+	if top == nil || top.Bucket(bMeta) == nil {
+		return Stats{}, nil
+	}
+	c, err := parseCounts(top.Bucket(bMeta).Get(kCounts))
+	if err != nil {
+		return Stats{}, fmt.Errorf("frontier: read stats: %w", err)
+	}
+	return Stats{Pending: int(c.pending), InFlight: int(c.inflight), Done: int(c.done), Failed: int(c.failed)}, nil
+}
