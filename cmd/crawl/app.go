@@ -49,6 +49,8 @@ func commands() []command {
 			"print what the crawler sees of a page: title, language, charset, text, links", (*Main).runExtract},
 		{"export", "[--data DIR] [--format jsonl] [--out FILE]",
 			"write every stored page as JSON Lines", (*Main).runExport},
+		{"eval", "--pairs FILE.jsonl [--features SPEC,...] [--json]",
+			"precision, recall and F1 of each k on labelled duplicate pairs", (*Main).runEval},
 		{"help", "[COMMAND]", "describe a command and its flags", (*Main).runHelp},
 	}
 }
