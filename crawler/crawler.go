@@ -41,7 +41,10 @@ type Crawler struct {
 	dropLog  *storage.DropLog
 	fetcher  *Fetcher
 	fper     *contentseen.Fingerprinter
-	k        int
+
+	metrics    *metrics
+	metricsSrv *metricsServer // nil unless Options.MetricsAddr is set
+	k          int
 
 	robotsDone sync.Map // host -> struct{}: Crawl-delay looked up
 
@@ -89,6 +92,13 @@ func Open(opts Options) (*Crawler, error) {
 	if err := c.openParts(layout); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
+	c.metrics = newMetrics(c)
+	if opts.MetricsAddr != "" {
+		if c.metricsSrv, err = serveMetrics(opts.MetricsAddr, c.metrics.reg); err != nil {
+			return nil, errors.Join(err, c.Close())
+		}
+		opts.Logger.Info("serving metrics", "url", "http://"+c.metricsSrv.ln.Addr().String()+"/metrics")
+	}
 	return c, nil
 }
 
@@ -123,6 +133,9 @@ func (c *Crawler) openParts(layout contentseen.Layout) error {
 // Close closes the drop log and the data directory.
 func (c *Crawler) Close() error {
 	var errs []error
+	if c.metricsSrv != nil {
+		errs = append(errs, c.metricsSrv.close()) // first: its gauges read the database
+	}
 	if c.dropLog != nil {
 		errs = append(errs, c.dropLog.Close())
 	}
@@ -221,6 +234,7 @@ func (c *Crawler) worker(take, work context.Context) error {
 			if work.Err() != nil {
 				return nil // shutting down: the page stays in flight and is retried on resume
 			}
+			c.metrics.errors.WithLabelValues(errKindStore).Inc()
 			return err
 		}
 	}

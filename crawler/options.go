@@ -46,6 +46,10 @@ type Options struct {
 	StatusTTY      bool          // Status is a terminal: redraw one line
 	StatusInterval time.Duration // default 5s (250ms on a terminal)
 	OpenTimeout    time.Duration // waiting for another process's lock; default 1s
+	// MetricsAddr, when not empty, is a host:port on which Open starts
+	// serving Prometheus metrics at /metrics until Close (port 0: any free
+	// port, see Crawler.MetricsAddr).
+	MetricsAddr string
 }
 
 func (o *Options) setDefaults() {

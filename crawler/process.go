@@ -35,7 +35,9 @@ const (
 func (c *Crawler) process(ctx context.Context, it frontier.Item) error {
 	c.applyCrawlDelay(ctx, it.URL)
 
+	fetched := c.metrics.fetching(frontier.HostKey(it.URL))
 	resp, err := c.fetcher.Fetch(ctx, it.URL)
+	fetched()
 	if err != nil {
 		return c.fetchFailed(ctx, it, err)
 	}
@@ -44,6 +46,7 @@ func (c *Crawler) process(ctx context.Context, it frontier.Item) error {
 	outcome, failure := c.examine(p)
 	switch {
 	case failure != "":
+		c.countError(failureKind(failure))
 		return c.fail(ctx, it, failure)
 	case outcome != "":
 		return c.done(ctx, it, outcome)
@@ -64,7 +67,7 @@ func (c *Crawler) examine(p *page) (outcome, failure string) {
 		doc, err := extract.ExtractBytes(p.resp.Body, p.resp.ContentType, final,
 			extract.Options{MaxBodySize: c.fetcher.opts.MaxBodySize, XRobotsTag: p.resp.Header.Get("X-Robots-Tag")})
 		if errors.Is(err, extract.ErrNotHTML) {
-			c.stats.skipped.Add(1)
+			c.skip(skipNonHTML)
 			c.opts.Logger.Debug("skipped", "url", p.item.URL, "reason", err.Error())
 			return outcomeNonHTML, ""
 		}
@@ -80,6 +83,8 @@ func (c *Crawler) examine(p *page) (outcome, failure string) {
 		return "", ""
 	}
 	var err error
+	start := time.Now()
+	defer func() { p.seenTime += time.Since(start) }()
 	p.fp, p.features, err = c.fper.Fingerprint(p.doc.Text)
 	switch {
 	case errors.Is(err, contentseen.ErrNotEnoughContent):
@@ -103,6 +108,7 @@ type page struct {
 	thin     bool
 	digest   [16]byte // zero for thin pages: they never match each other
 	links    []frontier.Item
+	seenTime time.Duration // spent fingerprinting and looking for duplicates
 	// record, when set, records the outcome instead of the frontier: a
 	// dedup record (Dedup) is not a frontier URL and has no links to queue.
 	record func(tx *bolt.Tx, outcome string) error
@@ -124,7 +130,9 @@ func (c *Crawler) commit(p *page) error {
 			return errMaxPages
 		}
 		if !p.thin && !c.opts.ContentSeenOff {
+			start := time.Now()
 			d, err := c.findDuplicate(tx, p)
+			p.seenTime += time.Since(start)
 			if err != nil {
 				return err
 			}
@@ -261,12 +269,15 @@ func (c *Crawler) count(p *page, d *storage.DropRecord) {
 	case d != nil:
 		c.stats.near.Add(1)
 	case p.doc.NoIndex:
-		c.stats.skipped.Add(1)
+		c.skip(skipNoIndex)
 	case p.thin:
 		c.stats.stored.Add(1)
 		c.stats.thin.Add(1)
 	default:
 		c.stats.stored.Add(1)
+	}
+	if p.seenTime > 0 {
+		c.metrics.contentSeen.Observe(p.seenTime.Seconds())
 	}
 	if d != nil {
 		c.opts.Logger.Info("dropped duplicate", "url", d.URL, "duplicate_of", d.DuplicateOf,
@@ -310,11 +321,11 @@ func (c *Crawler) fetchFailed(ctx context.Context, it frontier.Item, err error) 
 	}
 	var fe *FetchError
 	if !errors.As(err, &fe) {
-		c.stats.errors.Add(1)
+		c.countError(errKindOther)
 		return c.fail(ctx, it, err.Error())
 	}
 	if fe.Kind == "disallowed" {
-		c.stats.skipped.Add(1)
+		c.skip(skipRobots)
 		return c.done(ctx, it, outcomeRobots)
 	}
 	if fe.Retryable() && it.Attempts < c.opts.Retries {
@@ -326,7 +337,7 @@ func (c *Crawler) fetchFailed(ctx context.Context, it frontier.Item, err error) 
 		}
 		return nil
 	}
-	c.stats.errors.Add(1)
+	c.countError(fe.Kind)
 	return c.fail(ctx, it, err.Error())
 }
 
