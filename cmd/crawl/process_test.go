@@ -147,17 +147,22 @@ func checkConsistent(t *testing.T, g *demosite.Generated, data string, maxRefetc
 	}
 }
 
+// generatedSite serves a 200-page generated site with near-duplicates and
+// returns it with a seeds file and a data directory path for crawling it.
+func generatedSite(t *testing.T, latency time.Duration) (g *demosite.Generated, seeds, data string) {
+	t.Helper()
+	g = &demosite.Generated{N: 200, DupEvery: 7, Latency: latency}
+	srv := httptest.NewServer(g)
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	return g, writeFile(t, dir, "seeds.txt", srv.URL+"/p/0\n"), filepath.Join(dir, "data")
+}
+
 func TestKillNineThenResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts crawl processes")
 	}
-	g := &demosite.Generated{N: 200, DupEvery: 7, Latency: 20 * time.Millisecond}
-	srv := httptest.NewServer(g)
-	defer srv.Close()
-	dir := t.TempDir()
-	seeds := writeFile(t, dir, "seeds.txt", srv.URL+"/p/0\n")
-	data := filepath.Join(dir, "data")
-
+	g, seeds, data := generatedSite(t, 20*time.Millisecond)
 	cmd, _ := startCrawlProcess(t, crawlArgs(seeds, data)...)
 	waitServed(t, g, 40)
 	if err := cmd.Process.Kill(); err != nil {
@@ -176,13 +181,7 @@ func TestInterruptDrainsAndExits130(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts crawl processes")
 	}
-	g := &demosite.Generated{N: 200, DupEvery: 7, Latency: 20 * time.Millisecond}
-	srv := httptest.NewServer(g)
-	defer srv.Close()
-	dir := t.TempDir()
-	seeds := writeFile(t, dir, "seeds.txt", srv.URL+"/p/0\n")
-	data := filepath.Join(dir, "data")
-
+	g, seeds, data := generatedSite(t, 20*time.Millisecond)
 	cmd, stderr := startCrawlProcess(t, crawlArgs(seeds, data)...)
 	waitServed(t, g, 30)
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
@@ -207,12 +206,7 @@ func TestSecondProcessRefused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts crawl processes")
 	}
-	g := &demosite.Generated{N: 200, Latency: 50 * time.Millisecond}
-	srv := httptest.NewServer(g)
-	defer srv.Close()
-	dir := t.TempDir()
-	seeds := writeFile(t, dir, "seeds.txt", srv.URL+"/p/0\n")
-	data := filepath.Join(dir, "data")
+	g, seeds, data := generatedSite(t, 50*time.Millisecond)
 	cmd, _ := startCrawlProcess(t, crawlArgs(seeds, data)...)
 	defer func() {
 		if err := cmd.Process.Kill(); err != nil {
