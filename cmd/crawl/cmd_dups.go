@@ -1,0 +1,407 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/crawler"
+	"github.com/simcrawl/simcrawl/frontier"
+	"github.com/simcrawl/simcrawl/storage"
+)
+
+// dupGroupJSON is one line of `crawl dups --json`: a stored page and the
+// pages dropped as its duplicates. The field names are a user contract.
+type dupGroupJSON struct {
+	ID          uint64        `json:"id"`  // stored page ID
+	URL         string        `json:"url"` // stored page URL
+	Title       string        `json:"title"`
+	Fingerprint string        `json:"fingerprint"` // 16 hex digits
+	Drops       []dupDropJSON `json:"drops"`       // in drop order
+}
+
+type dupDropJSON struct {
+	URL         string    `json:"url"`
+	FinalURL    string    `json:"final_url,omitempty"`
+	Distance    int       `json:"distance"` // Hamming distance in bits
+	Reason      string    `json:"reason"`   // "exact" or "near"
+	Fingerprint string    `json:"fingerprint"`
+	Title       string    `json:"title"`
+	FetchedAt   time.Time `json:"fetched_at"`
+	Depth       int       `json:"depth"`
+}
+
+// dupFilter selects drops by the flags of `crawl dups`.
+type dupFilter struct {
+	host         string
+	reason       string
+	minD, maxD   int // maxD < 0: no limit
+	filterActive bool
+}
+
+func (f dupFilter) match(d *storage.Drop) bool {
+	if f.reason != "" && d.Reason != f.reason {
+		return false
+	}
+	if d.Distance < f.minD || f.maxD >= 0 && d.Distance > f.maxD {
+		return false
+	}
+	return f.host == "" || hostMatches(d.URL, f.host)
+}
+
+// hostMatches reports whether the URL's host is h, with or without the
+// port: --host example.org matches http://example.org:8080/x too.
+func hostMatches(rawURL, h string) bool {
+	h = strings.ToLower(h)
+	if strings.EqualFold(frontier.HostKey(rawURL), h) {
+		return true
+	}
+	u, err := url.Parse(rawURL)
+	return err == nil && strings.EqualFold(u.Hostname(), h)
+}
+
+func (m *Main) runDups(ctx context.Context, args []string) (err error) {
+	if len(args) > 0 && args[0] == "show" {
+		return m.runDupsShow(ctx, args[1:])
+	}
+	fset := m.newFlagSet("dups")
+	usage := fset.Usage
+	fset.Usage = func() {
+		usage()
+		fmt.Fprint(fset.Output(), dupsHelp)
+	}
+	var f dupFilter
+	fset.StringVar(&f.host, "host", "", "only pages dropped from this host (host or host:port of the dropped URL)")
+	fset.StringVar(&f.reason, "reason", "", `only drops with this reason: "exact" (same extracted text) or "near" (fingerprints within k bits)`)
+	fset.IntVar(&f.minD, "min-distance", 0, "only drops at least this many bits from the page they duplicate")
+	fset.IntVar(&f.maxD, "max-distance", -1, "only drops at most this many bits from the page they duplicate (-1: no limit)")
+	asJSON := fset.Bool("json", false, `one JSON object per group: {"id","url","title","fingerprint","drops":[{"url","final_url","distance","reason","fingerprint","title","fetched_at","depth"}]}`)
+	var cf configFlags
+	m.addConfigFlags(fset, &cf)
+	if err := fset.Parse(args); err != nil {
+		return err
+	}
+	if fset.NArg() > 0 {
+		return fmt.Errorf("dups: unexpected argument %q (to explain one drop: crawl dups show URL)", fset.Arg(0))
+	}
+	if f.reason != "" && f.reason != storage.ReasonExact && f.reason != storage.ReasonNear {
+		return fmt.Errorf("dups: --reason %q: want %q or %q", f.reason, storage.ReasonExact, storage.ReasonNear)
+	}
+	if f.minD < 0 {
+		return fmt.Errorf("dups: --min-distance %d: want >= 0", f.minD)
+	}
+	f.filterActive = f.host != "" || f.reason != "" || f.minD > 0 || f.maxD >= 0
+	data, err := m.openData(cf, "dups")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := data.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("dups: close: %w", cerr)
+		}
+	}()
+	bw := bufio.NewWriterSize(m.Stdout, 1<<16)
+	groups, drops, err := listDups(ctx, data.Store, f, bw, *asJSON)
+	if ferr := bw.Flush(); err == nil && ferr != nil {
+		err = ferr
+	}
+	if err != nil {
+		return fmt.Errorf("dups: %w", err)
+	}
+	if !*asJSON {
+		fmt.Fprintf(m.Stdout, "%d dropped pages in %d groups. Explain one: crawl dups show URL\n", drops, groups)
+	}
+	return nil
+}
+
+const dupsHelp = `
+Each group is a stored page and the pages dropped as its duplicates, largest groups first; each
+drop shows its reason (exact or near) and distance in bits. Filters combine (all must hold).
+
+crawl dups show [--data DIR] URL
+    explains one drop: the dropped page's extracted text beside the stored page's with the
+    differences marked word by word (colour on a terminal, else [-only in the stored page-]
+    {+only in the dropped page+}), the distance, both fingerprints, and the heaviest features one
+    text has and the other lacks.
+`
+
+// openData opens the data directory of the configuration read-only.
+func (m *Main) openData(cf configFlags, cmd string) (*crawler.Data, error) {
+	cfg, err := cf.load()
+	if err != nil {
+		return nil, err
+	}
+	d, err := crawler.OpenData(cfg.Data, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cmd, err)
+	}
+	return d, nil
+}
+
+// listDups writes the groups, largest first. Memory: one (page, count)
+// pair per group, then one group's drop headers at a time; with filters the
+// drops are read twice (count, then print) rather than all kept.
+func listDups(ctx context.Context, st *storage.Store, f dupFilter, w io.Writer, asJSON bool) (groups, drops int, err error) {
+	type group struct {
+		id uint64
+		n  int
+	}
+	var gs []group
+	err = st.DropGroups(ctx, func(id uint64, n int) error {
+		gs = append(gs, group{id, n})
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	if f.filterActive {
+		kept := gs[:0]
+		for _, g := range gs {
+			n := 0
+			if err := st.DropsOf(ctx, g.id, func(d *storage.Drop) error {
+				if f.match(d) {
+					n++
+				}
+				return nil
+			}); err != nil {
+				return 0, 0, err
+			}
+			if n > 0 {
+				kept = append(kept, group{g.id, n})
+			}
+		}
+		gs = kept
+	}
+	sort.SliceStable(gs, func(i, j int) bool { return gs[i].n > gs[j].n })
+
+	// The stored pages' URLs and titles, from metadata only.
+	want := make(map[uint64]*storage.Page, len(gs))
+	for _, g := range gs {
+		want[g.id] = nil
+	}
+	if err := st.PageHeaders(ctx, func(p *storage.Page) error {
+		if _, ok := want[p.ID]; ok {
+			want[p.ID] = p
+		}
+		return nil
+	}); err != nil {
+		return 0, 0, err
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, g := range gs {
+		out := dupGroupJSON{ID: g.id, Drops: []dupDropJSON{}}
+		if p := want[g.id]; p != nil {
+			out.URL, out.Title, out.Fingerprint = p.URL, p.Title, contentseen.Fingerprint(p.Fingerprint).String()
+		}
+		if err := st.DropsOf(ctx, g.id, func(d *storage.Drop) error {
+			if f.match(d) {
+				out.Drops = append(out.Drops, dupDropJSON{
+					URL: d.URL, FinalURL: d.FinalURL, Distance: d.Distance, Reason: d.Reason,
+					Fingerprint: contentseen.Fingerprint(d.Fingerprint).String(), Title: d.Title,
+					FetchedAt: d.FetchedAt.UTC(), Depth: d.Depth,
+				})
+			}
+			return nil
+		}); err != nil {
+			return 0, 0, err
+		}
+		if len(out.Drops) == 0 { // every drop added since the count was filtered out
+			continue
+		}
+		groups++
+		drops += len(out.Drops)
+		if asJSON {
+			if err := enc.Encode(out); err != nil {
+				return 0, 0, err
+			}
+			continue
+		}
+		if err := writeGroup(w, out); err != nil {
+			return 0, 0, err
+		}
+	}
+	return groups, drops, nil
+}
+
+func writeGroup(w io.Writer, g dupGroupJSON) error {
+	url := g.URL
+	if url == "" {
+		url = "(missing from the store)"
+	}
+	noun := "drops"
+	if len(g.Drops) == 1 {
+		noun = "drop"
+	}
+	if _, err := fmt.Fprintf(w, "%s  (page %d, %d %s)  %q\n", url, g.ID, len(g.Drops), noun, g.Title); err != nil {
+		return err
+	}
+	for _, d := range g.Drops {
+		if _, err := fmt.Fprintf(w, "  %-5s %2d bits  %s  %q\n", d.Reason, d.Distance, d.URL, d.Title); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+// runDupsShow explains one drop: both texts with a word diff, the
+// distance, both fingerprints, and the heaviest features that differ.
+func (m *Main) runDupsShow(ctx context.Context, args []string) (err error) {
+	fset := m.newFlagSet("dups")
+	fset.Usage = func() {
+		fmt.Fprintf(fset.Output(), "Usage: crawl dups show [--data DIR] URL\n\n"+
+			"Explain why the page at URL was dropped: its extracted text beside the stored page's, with\n"+
+			"differences marked word by word (colour on a terminal, else [-only in the stored page-]\n"+
+			"{+only in the dropped page+}), the distance, both fingerprints, and the heaviest features\n"+
+			"one text has and the other lacks (weighed with the feature options the crawl's index was built with).\n\nFlags:\n")
+		fset.PrintDefaults()
+	}
+	var cf configFlags
+	m.addConfigFlags(fset, &cf)
+	if err := fset.Parse(args); err != nil {
+		return err
+	}
+	rest := fset.Args()
+	if len(rest) > 0 { // flags may also follow the URL
+		if err := fset.Parse(rest[1:]); err != nil {
+			return err
+		}
+		rest = append(rest[:1], fset.Args()...)
+	}
+	if len(rest) != 1 {
+		fset.Usage()
+		return errors.New("dups show: want exactly one URL")
+	}
+	target := rest[0]
+	data, err := m.openData(cf, "dups show")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := data.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("dups show: close: %w", cerr)
+		}
+	}()
+	d, err := findDrop(ctx, data.Store, target)
+	if err != nil {
+		return err
+	}
+	orig, err := data.Store.Get(ctx, d.DuplicateOf)
+	if err != nil {
+		return fmt.Errorf("dups show: the page %s duplicates (page %d): %w", d.URL, d.DuplicateOf, err)
+	}
+	fper, scheme, err := data.Fingerprinter()
+	if err != nil {
+		return fmt.Errorf("dups show: %w", err)
+	}
+	bw := bufio.NewWriter(m.Stdout)
+	showDrop(bw, d, orig, fper, scheme, isTerminal(m.Stdout))
+	return bw.Flush()
+}
+
+// findDrop finds the drop of target (as given, then in canonical form), or
+// says what target is instead.
+func findDrop(ctx context.Context, st *storage.Store, target string) (*storage.Drop, error) {
+	urls := []string{target}
+	if c, err := frontier.Canonical(target); err == nil && c != target {
+		urls = append(urls, c)
+	}
+	for _, u := range urls {
+		d, err := st.DropByURL(ctx, u)
+		if err == nil {
+			return d, nil
+		}
+		if !errors.Is(err, storage.ErrNotFound) {
+			return nil, fmt.Errorf("dups show: %w", err)
+		}
+	}
+	for _, u := range urls {
+		p, err := st.ByURL(ctx, u)
+		if err == nil {
+			return nil, fmt.Errorf("dups show: %s is a stored page (page %d), not a dropped one; `crawl dups` lists the pages dropped as its duplicates", target, p.ID)
+		}
+		if !errors.Is(err, storage.ErrNotFound) {
+			return nil, fmt.Errorf("dups show: %w", err)
+		}
+	}
+	return nil, fmt.Errorf("dups show: %s was not dropped as a duplicate (nor stored) in this data directory; `crawl dups` lists the dropped pages", target)
+}
+
+func showDrop(w io.Writer, d *storage.Drop, orig *storage.Page, fper *contentseen.Fingerprinter, scheme string, color bool) {
+	fpD, fpO := contentseen.Fingerprint(d.Fingerprint), contentseen.Fingerprint(orig.Fingerprint)
+	fmt.Fprintf(w, "Dropped:      %s\n              %q\n              fingerprint %s, fetched %s, depth %d\n",
+		d.URL, d.Title, fpD, d.FetchedAt.UTC().Format(time.RFC3339), d.Depth)
+	fmt.Fprintf(w, "Duplicate of: %s (page %d)\n              %q\n              fingerprint %s, fetched %s\n",
+		orig.URL, orig.ID, orig.Title, fpO, orig.FetchedAt.UTC().Format(time.RFC3339))
+	why := "near: fingerprints within k bits"
+	if d.Reason == storage.ReasonExact {
+		why = "exact: same extracted text"
+	}
+	fmt.Fprintf(w, "Distance:     %d bits (%s; %d bits between the fingerprints shown; features %s)\n",
+		d.Distance, why, contentseen.Distance(fpD, fpO), scheme)
+	if d.Title != orig.Title {
+		fmt.Fprint(w, "Title:        ")
+		writeDiff(w, wordDiff(orig.Title, d.Title), color)
+	}
+	if d.Text == "" {
+		fmt.Fprintln(w, "\nThe dropped page's text was not kept (store.keep_drop_text was off when it was dropped): no text diff.")
+		return
+	}
+	runs := wordDiff(orig.Text, d.Text)
+	same, del, ins := diffWords(runs)
+	switch {
+	case del == 0 && ins == 0 && orig.Text == d.Text:
+		fmt.Fprintf(w, "\nText: identical in both (%d words):\n", same)
+	case color:
+		fmt.Fprintf(w, "\nText: %d words in both, %s%d only in the stored page%s, %s%d only in the dropped page%s:\n",
+			same, ansiRed, del, ansiReset, ansiGreen, ins, ansiReset)
+	default:
+		fmt.Fprintf(w, "\nText: %d words in both, [-%d only in the stored page-], {+%d only in the dropped page+}:\n", same, del, ins)
+	}
+	writeDiff(w, runs, color)
+
+	onlyD, onlyO := featureDiff(fper.Features(d.Text), fper.Features(orig.Text), 10)
+	fmt.Fprintln(w)
+	writeFeatures(w, "Heaviest features only in the dropped page:", onlyD)
+	writeFeatures(w, "Heaviest features only in the stored page: ", onlyO)
+}
+
+// featureDiff returns the n heaviest features of a missing from b, and of b
+// missing from a (Features lists them heaviest first).
+func featureDiff(a, b []contentseen.Feature, n int) (onlyA, onlyB []contentseen.Feature) {
+	only := func(x, y []contentseen.Feature) []contentseen.Feature {
+		in := make(map[string]bool, len(y))
+		for _, f := range y {
+			in[f.Text] = true
+		}
+		var out []contentseen.Feature
+		for _, f := range x {
+			if !in[f.Text] && len(out) < n {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	return only(a, b), only(b, a)
+}
+
+func writeFeatures(w io.Writer, label string, fs []contentseen.Feature) {
+	if len(fs) == 0 {
+		fmt.Fprintf(w, "%s none\n", label)
+		return
+	}
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = fmt.Sprintf("%q %.2f", f.Text, f.Weight)
+	}
+	fmt.Fprintf(w, "%s %s\n", label, strings.Join(parts, ", "))
+}

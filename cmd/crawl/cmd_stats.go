@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/crawler"
+	"github.com/simcrawl/simcrawl/frontier"
+	"github.com/simcrawl/simcrawl/storage"
+)
+
+// statsJSON is the output of `crawl stats --json`. The field names are a
+// user contract. Histograms have 65 entries: index = distance in bits.
+type statsJSON struct {
+	Stored       int     `json:"stored"` // all stored pages, thin included
+	Thin         int     `json:"thin"`   // stored, too little text to fingerprint
+	DroppedExact int     `json:"dropped_exact"`
+	DroppedNear  int     `json:"dropped_near"`
+	Failed       int     `json:"failed"`    // URLs given up on
+	Pending      int     `json:"pending"`   // URLs still queued (a resumed crawl fetches them)
+	DropRate     float64 `json:"drop_rate"` // dropped / (stored + dropped)
+	K            int     `json:"k"`         // the configured threshold, for reference
+	Features     string  `json:"features"`  // the feature scheme the index was built with
+
+	Hosts []hostStatsJSON `json:"hosts"` // the hosts with the most drops, at most 10
+
+	NearDropDistances []int `json:"near_drop_distances"`
+	// NearestNeighbourDistances counts stored non-thin pages by the
+	// distance to their nearest other stored non-thin page.
+	NearestNeighbourDistances []int `json:"nearest_neighbour_distances"`
+	NearestNeighbourPages     int   `json:"nearest_neighbour_pages"` // non-thin stored pages searched
+	Sampled                   bool  `json:"sampled"`                 // only a sample of them was examined
+}
+
+type hostStatsJSON struct {
+	Host     string  `json:"host"`
+	Stored   int     `json:"stored"`
+	Dropped  int     `json:"dropped"`
+	DropRate float64 `json:"drop_rate"`
+}
+
+const statsTopHosts = 10
+
+func (m *Main) runStats(ctx context.Context, args []string) (err error) {
+	fset := m.newFlagSet("stats")
+	usage := fset.Usage
+	fset.Usage = func() {
+		usage()
+		fmt.Fprintf(fset.Output(), "\n%s", statsHelp)
+	}
+	asJSON := fset.Bool("json", false, "print the figures as one JSON object (fields listed below)")
+	var cf configFlags
+	m.addConfigFlags(fset, &cf)
+	if err := fset.Parse(args); err != nil {
+		return err
+	}
+	if fset.NArg() > 0 {
+		return fmt.Errorf("stats: unexpected argument %q", fset.Arg(0))
+	}
+	cfg, err := cf.load()
+	if err != nil {
+		return err
+	}
+	data, err := crawler.OpenData(cfg.Data, 0)
+	if err != nil {
+		return fmt.Errorf("stats: %w", err)
+	}
+	defer func() {
+		if cerr := data.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("stats: close: %w", cerr)
+		}
+	}()
+	s, err := collectStats(ctx, data)
+	if err != nil {
+		return fmt.Errorf("stats: %w", err)
+	}
+	s.K = cfg.ContentSeen.K
+	bw := bufio.NewWriter(m.Stdout)
+	if *asJSON {
+		enc := json.NewEncoder(bw)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(s); err != nil {
+			return fmt.Errorf("stats: %w", err)
+		}
+	} else {
+		writeStats(bw, s)
+	}
+	return bw.Flush()
+}
+
+const statsHelp = `The nearest-neighbour histogram is for choosing k: duplicates sit at small distances (the near
+drops), distinct pages far away (about 32 bits for unrelated texts, less for pages on one template).
+A good k lies in the valley between the two; stored pages just above k are near-duplicates the
+crawl kept, drops just below k may be distinct pages that collided (check with crawl dups show).
+Up to 20,000 stored pages every page is compared with every other; above that a sample of 2,000
+pages is compared with all, and the output says "sampled".
+
+JSON fields: stored, thin, dropped_exact, dropped_near, failed, pending, drop_rate, k, features,
+hosts [{host, stored, dropped, drop_rate}], near_drop_distances and nearest_neighbour_distances
+(65 counts each, index = distance in bits), nearest_neighbour_pages, sampled.
+`
+
+func collectStats(ctx context.Context, data *crawler.Data) (*statsJSON, error) {
+	s := &statsJSON{NearDropDistances: make([]int, 65), NearestNeighbourDistances: make([]int, 65)}
+	fs, err := data.FrontierStats()
+	if err != nil {
+		return nil, err
+	}
+	s.Failed, s.Pending = fs.Failed, fs.Pending+fs.InFlight
+	if _, scheme, err := data.Fingerprinter(); err == nil {
+		s.Features = scheme
+	}
+	type hostCount struct{ stored, dropped int }
+	hosts := map[string]*hostCount{}
+	host := func(u string) *hostCount {
+		h := frontier.HostKey(u)
+		if hosts[h] == nil {
+			hosts[h] = &hostCount{}
+		}
+		return hosts[h]
+	}
+	var fps []contentseen.Fingerprint
+	if err := data.Store.PageHeaders(ctx, func(p *storage.Page) error {
+		s.Stored++
+		host(p.URL).stored++
+		if p.Thin {
+			s.Thin++
+		} else {
+			fps = append(fps, contentseen.Fingerprint(p.Fingerprint))
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := data.Store.DropHeaders(ctx, func(d *storage.Drop) error {
+		host(d.URL).dropped++
+		if d.Reason == storage.ReasonExact {
+			s.DroppedExact++
+			return nil
+		}
+		s.DroppedNear++
+		s.NearDropDistances[min(max(d.Distance, 0), 64)]++
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	s.DropRate = rate(s.DroppedExact+s.DroppedNear, s.Stored)
+	for h, c := range hosts {
+		if c.dropped > 0 {
+			s.Hosts = append(s.Hosts, hostStatsJSON{Host: h, Stored: c.stored, Dropped: c.dropped, DropRate: rate(c.dropped, c.stored)})
+		}
+	}
+	sort.Slice(s.Hosts, func(i, j int) bool {
+		a, b := s.Hosts[i], s.Hosts[j]
+		return a.Dropped > b.Dropped || a.Dropped == b.Dropped && a.Host < b.Host
+	})
+	if len(s.Hosts) > statsTopHosts {
+		s.Hosts = s.Hosts[:statsTopHosts]
+	}
+	if s.Hosts == nil {
+		s.Hosts = []hostStatsJSON{}
+	}
+	nn, err := crawler.NearestNeighbours(ctx, fps)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range nn.Distances {
+		s.NearestNeighbourDistances[d]++
+	}
+	s.NearestNeighbourPages, s.Sampled = nn.Pages, nn.Sampled
+	return s, nil
+}
+
+func rate(dropped, stored int) float64 {
+	if dropped+stored == 0 {
+		return 0
+	}
+	return float64(dropped) / float64(dropped+stored)
+}
+
+func writeStats(w io.Writer, s *statsJSON) {
+	fmt.Fprintf(w, "Stored   %d pages (%d thin: too little text to fingerprint)\n", s.Stored, s.Thin)
+	fmt.Fprintf(w, "Dropped  %d exact + %d near = %d (drop rate %.1f%%)\n",
+		s.DroppedExact, s.DroppedNear, s.DroppedExact+s.DroppedNear, 100*s.DropRate)
+	fmt.Fprintf(w, "Failed   %d URLs\nPending  %d URLs\n", s.Failed, s.Pending)
+	if s.Features != "" {
+		fmt.Fprintf(w, "Features %s; k = %d (from the configuration)\n", s.Features, s.K)
+	}
+	if len(s.Hosts) > 0 {
+		fmt.Fprintf(w, "\nDrop rate by host (top %d by drops):\n", statsTopHosts)
+		for _, h := range s.Hosts {
+			fmt.Fprintf(w, "  %-40s %6d dropped %6d stored  %5.1f%%\n", h.Host, h.Dropped, h.Stored, 100*h.DropRate)
+		}
+	}
+	fmt.Fprintf(w, "\nNear drops by distance in bits (%d):\n", s.DroppedNear)
+	writeHistogram(w, s.NearDropDistances, s.K)
+	what := "every stored page"
+	if s.Sampled {
+		what = fmt.Sprintf("sampled: %d of them", sum(s.NearestNeighbourDistances))
+	}
+	fmt.Fprintf(w, "\nStored non-thin pages by distance to their nearest neighbour in bits (%d pages, %s):\n",
+		s.NearestNeighbourPages, what)
+	writeHistogram(w, s.NearestNeighbourDistances, s.K)
+}
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
+// writeHistogram prints one bar per distance from the smallest to the
+// largest one counted (zeros in between kept: the valley is the point),
+// scaled to 50 columns, with k marked.
+func writeHistogram(w io.Writer, counts []int, k int) {
+	lo, hi, top := -1, -1, 0
+	for d, n := range counts {
+		if n > 0 {
+			if lo < 0 {
+				lo = d
+			}
+			hi = d
+			top = max(top, n)
+		}
+	}
+	if lo < 0 {
+		fmt.Fprintln(w, "  (none)")
+		return
+	}
+	if k >= 0 && k < len(counts) {
+		lo, hi = min(lo, k), max(hi, k)
+	}
+	for d := lo; d <= hi; d++ {
+		n := counts[d]
+		bar := strings.Repeat("#", (n*50+top-1)/top)
+		mark := ""
+		if d == k {
+			mark = "  <- k"
+		}
+		fmt.Fprintf(w, "  %2d | %-50s %d%s\n", d, bar, n, mark)
+	}
+}
