@@ -51,6 +51,10 @@ func commands() []command {
 			"write every stored page as JSON Lines", (*Main).runExport},
 		{"eval", "--pairs FILE.jsonl [--features SPEC,...] [--json]",
 			"precision, recall and F1 of each k on labelled duplicate pairs", (*Main).runEval},
+		{"dups", "[--data DIR] [--host H] [--reason exact|near] [--min-distance N] [--max-distance N] [--json] | show URL",
+			"list dropped pages grouped under the page they duplicate; `dups show URL` diffs one drop against it", (*Main).runDups},
+		{"stats", "[--data DIR] [--json]",
+			"counts, drop rate per host, histograms of near-drop and nearest-neighbour distances (to choose k)", (*Main).runStats},
 		{"help", "[COMMAND]", "describe a command and its flags", (*Main).runHelp},
 	}
 }
