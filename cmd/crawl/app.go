@@ -55,6 +55,8 @@ func commands() []command {
 			"list dropped pages grouped under the page they duplicate; `dups show URL` diffs one drop against it", (*Main).runDups},
 		{"stats", "[--data DIR] [--json]",
 			"counts, drop rate per host, histograms of near-drop and nearest-neighbour distances (to choose k)", (*Main).runStats},
+		{"dedup", "--input PATH... [--data DIR] [--format auto|html|jsonl|warc] [--out FILE]",
+			"run extraction and ContentSeen on pages on disk (HTML tree, JSON Lines, WARC) into a data directory", (*Main).runDedup},
 		{"help", "[COMMAND]", "describe a command and its flags", (*Main).runHelp},
 	}
 }
