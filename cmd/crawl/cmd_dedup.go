@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/simcrawl/simcrawl/crawler"
+	"github.com/simcrawl/simcrawl/storage"
+)
+
+// runDedup is `crawl dedup`: the crawl's extraction and ContentSeen stage
+// over pages already on disk, into a data directory (a new one, or a
+// crawl's, to deduplicate a corpus against what was crawled).
+func (m *Main) runDedup(ctx context.Context, args []string) (err error) {
+	fset := m.newFlagSet("dedup")
+	var paths stringList
+	fset.Var(&paths, "input", "a directory of HTML files, a JSON Lines file (url with html or text) or a WARC / WARC.gz file;\n"+
+		"repeatable, and arguments after the flags are inputs too")
+	format := fset.String("format", formatAuto, "input format: auto (by name, then content), html, jsonl or warc")
+	out := fset.String("out", "", "also write the records kept by this run to FILE as JSON Lines (the fields of crawl export)")
+	var cf configFlags
+	m.addConfigFlags(fset, &cf)
+	if err := fset.Parse(args); err != nil {
+		return err
+	}
+	paths = append(paths, fset.Args()...)
+	if len(paths) == 0 {
+		fset.Usage()
+		return errors.New("dedup: --input is required")
+	}
+	switch *format {
+	case formatAuto, formatHTML, formatJSONL, formatWARC:
+	default:
+		return fmt.Errorf("dedup: unknown --format %q (supported: auto, html, jsonl, warc)", *format)
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("dedup: input: %w", err)
+		}
+	}
+	cfg, err := cf.load()
+	if err != nil {
+		return err
+	}
+	opts, err := crawlerOptions(cfg, nil, m.Stderr)
+	if err != nil {
+		return err
+	}
+	c, err := crawler.Open(opts)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := c.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("dedup: close: %w", cerr)
+		}
+	}()
+
+	var onKept func(*storage.Page) error
+	var kept *keptWriter
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			return fmt.Errorf("dedup: %w", err)
+		}
+		defer func() {
+			ferr := kept.bw.Flush()
+			if cerr := f.Close(); ferr == nil {
+				ferr = cerr
+			}
+			if ferr != nil && err == nil {
+				err = fmt.Errorf("dedup: write %s: %w", *out, ferr)
+			}
+		}()
+		kept = newKeptWriter(f)
+		onKept = kept.write
+	}
+	src := &inputs{paths: paths, format: *format, maxBody: int64(cfg.Fetch.MaxBodySize), log: opts.Logger}
+	sum, runErr := c.Dedup(ctx, src, onKept)
+	if cerr := src.Close(); cerr != nil && runErr == nil {
+		runErr = fmt.Errorf("dedup: close input: %w", cerr)
+	}
+	if sum != nil {
+		printDedupSummary(m.Stdout, sum)
+		if kept != nil {
+			fmt.Fprintf(m.Stdout, "Kept records of this run: %s (%d)\n", *out, kept.n)
+		}
+	}
+	return runErr
+}
+
+func printDedupSummary(w io.Writer, s *crawler.Summary) {
+	r := s.Run
+	rate := 0.0
+	if r.Elapsed > 0 {
+		rate = float64(r.Fetched) / r.Elapsed.Seconds()
+	}
+	fmt.Fprintf(w, "This run: read %d records, kept %d (%d thin), dropped %d exact + %d near, skipped %d (already decided, not HTML or URL taken), errors %d in %s (%.0f records/s)\n",
+		r.Fetched, r.Stored, r.Thin, r.DroppedExact, r.DroppedNear, r.Skipped, r.Errors,
+		r.Elapsed.Truncate(time.Millisecond), rate)
+	total := s.Pages + s.Drops
+	drop := 0.0
+	if total > 0 {
+		drop = 100 * float64(s.Drops) / float64(total)
+	}
+	fmt.Fprintf(w, "Data directory: %d pages stored, %d dropped as duplicates (drop rate %.1f%%)\n", s.Pages, s.Drops, drop)
+	fmt.Fprintf(w, "Store: %s/%s\nDrop log: %s\n", s.DataDir, crawler.DBFile, s.DropLog)
+}
