@@ -245,7 +245,7 @@ func writeGroup(w io.Writer, g dupGroupJSON) error {
 		return err
 	}
 	for _, d := range g.Drops {
-		if _, err := fmt.Fprintf(w, "  %-5s %2d bits  %s  %q\n", d.Reason, d.Distance, d.URL, d.Title); err != nil {
+		if _, err := fmt.Fprintf(w, "  %-5s %2d bit%s  %s  %q\n", d.Reason, d.Distance, plural(d.Distance), d.URL, d.Title); err != nil {
 			return err
 		}
 	}
@@ -346,8 +346,11 @@ func showDrop(w io.Writer, d *storage.Drop, orig *storage.Page, fper *contentsee
 	if d.Reason == storage.ReasonExact {
 		why = "exact: same extracted text"
 	}
-	fmt.Fprintf(w, "Distance:     %d bits (%s; %d bits between the fingerprints shown; features %s)\n",
-		d.Distance, why, contentseen.Distance(fpD, fpO), scheme)
+	if dist := contentseen.Distance(fpD, fpO); dist != d.Distance {
+		// The stored page was matched under another fingerprint.
+		why += fmt.Sprintf("; the fingerprints shown are %s apart", bitsText(dist))
+	}
+	fmt.Fprintf(w, "Distance:     %s (%s; features %s)\n", bitsText(d.Distance), why, scheme)
 	if d.Title != orig.Title {
 		fmt.Fprint(w, "Title:        ")
 		writeDiff(w, wordDiff(orig.Title, d.Title), color)
@@ -405,3 +408,12 @@ func writeFeatures(w io.Writer, label string, fs []contentseen.Feature) {
 	}
 	fmt.Fprintf(w, "%s %s\n", label, strings.Join(parts, ", "))
 }
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func bitsText(n int) string { return fmt.Sprintf("%d bit%s", n, plural(n)) }
