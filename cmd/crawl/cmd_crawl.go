@@ -54,6 +54,7 @@ func (m *Main) runCrawl(ctx context.Context, args []string) error {
 	fset := m.newFlagSet("crawl")
 	var cf configFlags
 	seedsPath := fset.String("seeds", "", "seeds file: one URL per line, # comments (required)")
+	metrics := fset.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics while crawling, e.g. 127.0.0.1:9090 (overrides the config's metrics key)")
 	m.addConfigFlags(fset, &cf)
 	if err := fset.Parse(args); err != nil {
 		return err
@@ -68,6 +69,12 @@ func (m *Main) runCrawl(ctx context.Context, args []string) error {
 	cfg, err := cf.load()
 	if err != nil {
 		return err
+	}
+	if flagSet(fset, "metrics") {
+		cfg.Metrics = *metrics // even "": --metrics "" turns the config's off
+		if err := cfg.Validate(); err != nil {
+			return fmt.Errorf("--metrics: %w", err)
+		}
 	}
 	seeds, err := readSeeds(*seedsPath)
 	if err != nil {
@@ -152,5 +159,13 @@ func crawlerOptions(cfg Config, seeds []string, stderr io.Writer) (crawler.Optio
 		Status:         stderr,
 		StatusTTY:      tty,
 		StatusInterval: time.Duration(cfg.Log.StatusInterval),
+		MetricsAddr:    cfg.Metrics,
 	}, nil
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fset *flag.FlagSet, name string) bool {
+	set := false
+	fset.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

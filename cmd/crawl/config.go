@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"regexp"
 	"strings"
@@ -25,6 +26,8 @@ type Config struct {
 	ContentSeen ContentSeenConfig `yaml:"contentseen"`
 	Store       StoreConfig       `yaml:"store"`
 	Log         LogConfig         `yaml:"log"`
+	// Metrics is host:port for Prometheus metrics at /metrics; "" = off.
+	Metrics string `yaml:"metrics"`
 }
 
 // ScopeConfig says which URLs the crawl may visit.
@@ -237,6 +240,11 @@ func (c *Config) Validate() error {
 	}
 	if c.Log.StatusInterval <= 0 {
 		bad("log.status_interval", "must be > 0, got %v", c.Log.StatusInterval)
+	}
+	if c.Metrics != "" {
+		if _, _, err := net.SplitHostPort(c.Metrics); err != nil {
+			bad("metrics", "want host:port, e.g. 127.0.0.1:9090, got %q", c.Metrics)
+		}
 	}
 	return errors.Join(errs...)
 }
