@@ -2,10 +2,14 @@ package crawler
 
 import (
 	"errors"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/extract"
@@ -75,15 +79,7 @@ func globCases(t *testing.T, pattern string) []string {
 
 func fingerprintFile(t *testing.T, fper *contentseen.Fingerprinter, path string) (contentseen.Fingerprint, bool) {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := extract.ExtractBytes(b, "text/html", &url.URL{Scheme: "https", Host: "example.org", Path: "/" + rel(path)}, extract.Options{})
-	if err != nil {
-		t.Fatalf("extract %s: %v", rel(path), err)
-	}
-	fp, _, err := fper.Fingerprint(doc.Text)
+	fp, _, err := fper.Fingerprint(extractText(t, path))
 	if errors.Is(err, contentseen.ErrNotEnoughContent) {
 		t.Logf("%s: too little text to fingerprint", rel(path))
 		return 0, false
@@ -100,4 +96,120 @@ func rel(p string) string {
 		return p
 	}
 	return r
+}
+
+// The near-duplicate edits of the issue, on real articles: a copy that
+// drops three short phrases (Chinese news) or adds another title line and
+// an advertising line (English articles) should mostly stay within k = 3.
+// SimHash is a random projection, so this is a rate, not a certainty: the
+// test asserts the median and the share within 3 and logs both.
+func TestEditedCopiesOfRealArticlesStayNear(t *testing.T) {
+	if _, err := os.Stat(corpus); err != nil {
+		t.Skip("no ../shared/corpus")
+	}
+	fper, err := contentseen.NewFingerprinter(contentseen.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var zh, en []int
+	for _, f := range globCases(t, "gne-zh/*/*.html") {
+		text := extractText(t, f)
+		phrases := splitPhrases(text)
+		fp0, _, err := fper.Fingerprint(text)
+		if err != nil || len(phrases) < 10 {
+			continue
+		}
+		for range 5 {
+			fp1, _, err := fper.Fingerprint(dropShortPhrases(rng, phrases, 3))
+			if err != nil {
+				t.Fatal(err)
+			}
+			zh = append(zh, contentseen.Distance(fp0, fp1))
+		}
+	}
+	for _, f := range globCases(t, "readability/*/source.html") {
+		text := extractText(t, f)
+		if len(strings.Fields(text)) < 300 || strings.ContainsFunc(text, func(r rune) bool { return r > 0x2e80 }) {
+			continue
+		}
+		fp0, _, err := fper.Fingerprint(text)
+		if err != nil {
+			continue
+		}
+		edited := "Council approves new budget after long night of debate\n" + text +
+			"\nAdvertisement: subscribe today and get three months of unlimited access for one dollar."
+		fp1, _, err := fper.Fingerprint(edited)
+		if err != nil {
+			t.Fatal(err)
+		}
+		en = append(en, contentseen.Distance(fp0, fp1))
+	}
+	for _, c := range []struct {
+		name string
+		ds   []int
+	}{{"zh: three short phrases dropped", zh}, {"en: new title line and an ad line", en}} {
+		if len(c.ds) < 20 {
+			t.Errorf("%s: only %d samples", c.name, len(c.ds))
+			continue
+		}
+		slices.Sort(c.ds)
+		within := 0
+		for _, d := range c.ds {
+			if d <= 3 {
+				within++
+			}
+		}
+		median, share := c.ds[len(c.ds)/2], float64(within)/float64(len(c.ds))
+		t.Logf("%s: %d samples, median %d bits, p90 %d, %.0f%% within 3", c.name, len(c.ds), median, c.ds[len(c.ds)*9/10], 100*share)
+		if median > 3 || share < 0.6 {
+			t.Errorf("%s: median %d, %.0f%% within 3; want median <= 3 and >= 60%%", c.name, median, 100*share)
+		}
+	}
+}
+
+func extractText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := extract.ExtractBytes(b, "text/html", &url.URL{Scheme: "https", Host: "example.org", Path: "/" + rel(path)}, extract.Options{})
+	if err != nil {
+		t.Fatalf("extract %s: %v", rel(path), err)
+	}
+	return doc.Text
+}
+
+// splitPhrases cuts Chinese text after each clause or sentence mark.
+func splitPhrases(text string) []string {
+	var out []string
+	start := 0
+	for i, r := range text {
+		if strings.ContainsRune("，。；！？、\n", r) {
+			end := i + utf8.RuneLen(r)
+			out = append(out, text[start:end])
+			start = end
+		}
+	}
+	return append(out, text[start:])
+}
+
+// dropShortPhrases joins phrases leaving out n random ones of 4 to 15
+// characters.
+func dropShortPhrases(rng *rand.Rand, phrases []string, n int) string {
+	drop := map[int]bool{}
+	for tries := 0; len(drop) < n && tries < 1000; tries++ {
+		i := rng.IntN(len(phrases))
+		if c := utf8.RuneCountInString(phrases[i]); c >= 4 && c <= 15 {
+			drop[i] = true
+		}
+	}
+	var b strings.Builder
+	for i, p := range phrases {
+		if !drop[i] {
+			b.WriteString(p)
+		}
+	}
+	return b.String()
 }
