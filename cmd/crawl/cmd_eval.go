@@ -27,10 +27,10 @@ import (
 //	{"a": TEXT_OR_PATH, "b": TEXT_OR_PATH, "duplicate": true|false}
 //	{"a_file": PATH, "b_file": PATH, "duplicate": ...}
 //
-// A value of "a" or "b" is a path when it is one line with no spaces that
-// names an existing file; when it looks like a path (no whitespace, and a
-// slash or a .html/.htm/.txt/.md ending) but names no file, the line is an
-// error rather than a two-word text. "a_file"/"b_file" are always paths.
+// A value of "a" or "b" is a path when it has no whitespace and names an
+// existing file; when it looks like a path (ASCII file-name characters with
+// a slash or a .html/.htm/.txt/.md ending) but names no file, the line is an
+// error rather than a one-word text. "a_file"/"b_file" are always paths.
 // Relative paths are relative to the pairs file's directory.
 //
 // --json prints one object:
@@ -235,7 +235,7 @@ func (m *Main) pairSide(dir, key string, val, file *string, texts map[string]str
 		return m.pairFile(dir, key, v, texts)
 	}
 	if looksLikePath(v) {
-		return "", fmt.Errorf("%q: %q looks like a path but there is no such file under %s (a text needs a space)", key, v, dir)
+		return "", fmt.Errorf("%q: %q looks like a path, but there is no such file under %s", key, v, dir)
 	}
 	return v, nil
 }
@@ -255,7 +255,15 @@ func (m *Main) pairFile(dir, key, name string, texts map[string]string) (string,
 	return t, nil
 }
 
+// looksLikePath reports whether a one-word value of "a" or "b" is meant as
+// a path: ASCII file-name characters with a slash or a text-file ending.
+// A one-word text (a Chinese sentence, say) is not.
 func looksLikePath(v string) bool {
+	for _, r := range v {
+		if r > unicode.MaxASCII || !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._-/\\~:", r)) {
+			return false
+		}
+	}
 	if strings.ContainsAny(v, `/\`) {
 		return true
 	}

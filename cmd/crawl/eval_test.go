@@ -264,6 +264,7 @@ func TestEvalBadLines(t *testing.T) {
 		`{"a": "missing.html", "b": "x y", "duplicate": true}`,           // 6: a path that is not there
 		`{"a": "x y", "b": "x y", "duplicate": "yes"}`,                   // 7: label not a boolean
 		`{"a_file": "nowhere.txt", "b": "x y", "duplicate": true}`,       // 8
+		`{"a": "市体育馆/游泳池", "b": "x/y", "duplicate": true}`,               // 9: a one-word text, then a path
 		good,
 	}, "\n"))
 	_, _, err := run(t, "", "eval", "--pairs", pairs)
@@ -271,17 +272,17 @@ func TestEvalBadLines(t *testing.T) {
 		t.Fatal("eval of a file with bad lines succeeded")
 	}
 	msg := err.Error()
-	for _, n := range []int{2, 3, 4, 5, 6, 7, 8} {
+	for _, n := range []int{2, 3, 4, 5, 6, 7, 8, 9} {
 		if want := fmt.Sprintf("%s:%d:", pairs, n); !strings.Contains(msg, want) {
 			t.Errorf("error lacks %q:\n%s", want, msg)
 		}
 	}
-	for _, n := range []int{1, 9} {
+	for _, n := range []int{1, 10} {
 		if bad := fmt.Sprintf("%s:%d:", pairs, n); strings.Contains(msg, bad) {
 			t.Errorf("error names good line %d:\n%s", n, msg)
 		}
 	}
-	for _, want := range []string{"7 bad lines", `"duplicate"`, `"b"`, `both "a" and "a_file"`, "missing.html", "nowhere.txt"} {
+	for _, want := range []string{"8 bad lines", `"duplicate"`, `"b"`, `both "a" and "a_file"`, "missing.html", "nowhere.txt", `"b": "x/y" looks like a path`} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error lacks %q:\n%s", want, msg)
 		}
@@ -324,6 +325,12 @@ func TestEvalTooShort(t *testing.T) {
 	}
 	if !strings.Contains(out, "2 too short to fingerprint, not counted (lines 2, 3)") {
 		t.Errorf("table does not report the too-short pairs:\n%s", out)
+	}
+
+	// Standard input; paths would be relative to the working directory.
+	out, _, err = run(t, strings.Join(lines, "\n"), "eval", "--pairs", "-", "--features", "words")
+	if err != nil || !strings.Contains(out, "3 pairs from -") || !strings.Contains(out, "lines 2, 3") {
+		t.Errorf("eval --pairs -: %v\n%s", err, out)
 	}
 
 	// Nothing judged: every ratio is undefined and no k is best, but it is
