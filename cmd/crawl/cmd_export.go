@@ -12,15 +12,15 @@ import (
 
 func (m *Main) runExport(ctx context.Context, args []string) (err error) {
 	fset := m.newFlagSet("export")
-	format := fset.String("format", "jsonl", "output format: jsonl")
+	format := fset.String("format", "jsonl", "output format: jsonl, or warc (WARC/1.1 response records with raw bodies and a\nmetadata record carrying the fingerprint, gzip per record: a .warc.gz)")
 	out := fset.String("out", "", "output file (default: standard output)")
 	var cf configFlags
 	m.addConfigFlags(fset, &cf)
 	if err := fset.Parse(args); err != nil {
 		return err
 	}
-	if *format != "jsonl" {
-		return fmt.Errorf("export: unknown --format %q (supported: jsonl)", *format)
+	if *format != "jsonl" && *format != "warc" {
+		return fmt.Errorf("export: unknown --format %q (supported: jsonl, warc)", *format)
 	}
 	cfg, err := cf.load()
 	if err != nil {
@@ -46,7 +46,12 @@ func (m *Main) runExport(ctx context.Context, args []string) (err error) {
 		w = f
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
-	n, err := data.Store.ExportJSONL(ctx, bw)
+	var n int
+	if *format == "warc" {
+		n, err = exportWARC(ctx, data.Store, bw)
+	} else {
+		n, err = data.Store.ExportJSONL(ctx, bw)
+	}
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
 	}

@@ -367,30 +367,16 @@ func (w *warcInput) Next(ctx context.Context) (*crawler.Record, error) {
 			}
 			return nil, fmt.Errorf("dedup: %s: %w", w.path, err)
 		}
-		if rec.Type() != warc.TypeResponse {
-			continue
-		}
-		ct := rec.Header.Get("Content-Type")
-		if ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/http") {
-			continue
-		}
 		target := strings.Trim(rec.Header.Get("WARC-Target-URI"), "<>")
-		resp, err := warc.ReadResponse(rec.Block)
-		if err != nil {
-			w.log.Warn("skipped WARC record: bad HTTP response", "input", w.path, "offset", rec.Offset, "url", target, "error", err)
-			continue
+		var out *crawler.Record
+		switch rec.Type() {
+		case warc.TypeResponse:
+			out = w.response(rec, target)
+		case warc.TypeResource:
+			out = w.resource(rec, target)
 		}
-		if resp.StatusCode < 200 || resp.StatusCode > 299 || !isHTMLType(resp.Header.Get("Content-Type")) {
+		if out == nil {
 			continue
-		}
-		body, cut, err := w.payload(resp.Header.Get("Content-Encoding"), resp.Body)
-		if err != nil {
-			w.log.Warn("skipped WARC record: body", "input", w.path, "offset", rec.Offset, "url", target, "error", err)
-			continue
-		}
-		out := &crawler.Record{
-			URL: target, Body: body, ContentType: resp.Header.Get("Content-Type"),
-			Header: resp.Header, Status: resp.StatusCode, Truncated: cut,
 		}
 		if out.URL == "" {
 			out.URL = (&url.URL{Scheme: "file", Path: w.path, Fragment: strconv.FormatInt(rec.Offset, 10)}).String()
@@ -398,9 +384,55 @@ func (w *warcInput) Next(ctx context.Context) (*crawler.Record, error) {
 		if t, err := warc.ParseDate(rec.Header.Get("WARC-Date")); err == nil {
 			out.FetchedAt = t
 		}
-		out.Header.Del("Content-Encoding")
 		return out, nil
 	}
+}
+
+// response returns the page in a response record, or nil when it is not
+// an HTML 2xx response.
+func (w *warcInput) response(rec *warc.Record, target string) *crawler.Record {
+	ct := rec.Header.Get("Content-Type")
+	if ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/http") {
+		return nil
+	}
+	resp, err := warc.ReadResponse(rec.Block)
+	if err != nil {
+		w.log.Warn("skipped WARC record: bad HTTP response", "input", w.path, "offset", rec.Offset, "url", target, "error", err)
+		return nil
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 || !isHTMLType(resp.Header.Get("Content-Type")) {
+		return nil
+	}
+	body, cut, err := w.payload(resp.Header.Get("Content-Encoding"), resp.Body)
+	if err != nil {
+		w.log.Warn("skipped WARC record: body", "input", w.path, "offset", rec.Offset, "url", target, "error", err)
+		return nil
+	}
+	resp.Header.Del("Content-Encoding")
+	return &crawler.Record{
+		URL: target, Body: body, ContentType: resp.Header.Get("Content-Type"),
+		Header: resp.Header, Status: resp.StatusCode, Truncated: cut,
+	}
+}
+
+// resource returns the page in a resource record: HTML, or plain text
+// taken as extracted text (what `crawl export --format warc` writes for a
+// page stored without a body).
+func (w *warcInput) resource(rec *warc.Record, target string) *crawler.Record {
+	ct := rec.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	if mt != "text/plain" && !isHTMLType(ct) {
+		return nil
+	}
+	body, cut, err := readBody(rec.Block, w.maxBody)
+	if err != nil {
+		w.log.Warn("skipped WARC record", "input", w.path, "offset", rec.Offset, "url", target, "error", err)
+		return nil
+	}
+	if mt == "text/plain" {
+		return &crawler.Record{URL: target, Text: string(body), Truncated: cut}
+	}
+	return &crawler.Record{URL: target, Body: body, ContentType: ct, Truncated: cut}
 }
 
 func (w *warcInput) payload(encoding string, body io.Reader) ([]byte, bool, error) {
