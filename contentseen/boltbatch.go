@@ -2,26 +2,29 @@ package contentseen
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	bolt "go.etcd.io/bbolt"
 )
 
-// batchChunk is how many keys AddBatch writes per transaction: big enough
-// to amortise the commit, small enough to keep a transaction's dirty pages
-// (held in memory until commit) at tens of megabytes.
+// batchChunk is how many entries AddBatch writes per transaction: big
+// enough to amortise the commit, small enough to keep a transaction's dirty
+// pages (held in memory until commit) at a few megabytes.
 const batchChunk = 1 << 18
 
 // AddBatch records many fingerprints, like Add for each pair in order
 // (fingerprints already stored or repeated keep their first id), but fast
-// enough to load millions: it sorts each bucket's keys and writes them in
-// chunks of 256Ki keys per transaction, filling pages completely
-// (FillPercent 1.0) where keys are appended past the bucket's last key.
+// enough to load millions: it sorts each table's entries and merges them
+// into the table's blocks in chunks of 256Ki entries per transaction,
+// filling blocks up to their size limit and, into an empty index, bbolt's
+// pages completely (FillPercent 1.0: the keys arrive in order).
 //
-// AddBatch is for bulk loading and is not atomic: it writes bucket after
-// bucket in several transactions. A "building" marker in the meta bucket
+// AddBatch is for bulk loading and is not atomic: it writes table after
+// table in several transactions. A "building" marker in the meta bucket
 // is set for the duration; if the load is interrupted the marker stays
 // and opening the index reports that it must be rebuilt. Concurrent Seen
 // calls may miss fingerprints of the batch until AddBatch returns.
@@ -34,17 +37,24 @@ func (x *BoltIndex) AddBatch(ctx context.Context, ids []uint64, fps []Fingerprin
 	if x.closed {
 		return ErrClosed
 	}
+	var empty bool
 	err := x.db.View(func(tx *bolt.Tx) error {
 		top, err := x.top(tx)
 		if err != nil {
 			return err
 		}
-		stored := top.Bucket(idsBucket)
-		empty := x.LenTx(tx) == 0
+		tables := top.Bucket(tablesBucket)
+		empty = x.LenTx(tx) == 0
+		var lerr error
 		ids, fps = dedupBatch(ids, fps, func(fp Fingerprint) bool {
-			return !empty && stored.Get(be64(uint64(fp))) != nil
+			if empty || lerr != nil {
+				return false
+			}
+			_, ok, err := x.lookup(tables, fp)
+			lerr = err
+			return ok
 		})
-		return nil
+		return lerr
 	})
 	if err != nil {
 		return fmt.Errorf("contentseen: add batch: %w", err)
@@ -55,28 +65,40 @@ func (x *BoltIndex) AddBatch(ctx context.Context, ids []uint64, fps []Fingerprin
 	if err := x.update(func(meta *bolt.Bucket) error { return meta.Put(buildingKey, []byte{1}) }); err != nil {
 		return err
 	}
-	// dedupBatch returns the pairs sorted by fingerprint: ids bucket first.
 	pairs := make([]kv, len(fps))
-	for i, fp := range fps {
-		pairs[i] = kv{uint64(fp), ids[i]}
-	}
-	if err := x.putSorted(ctx, idsBucket, pairs, true); err != nil {
-		return err
-	}
 	for i, fp := range fps {
 		pairs[i] = kv{ids[i], uint64(fp)}
 	}
 	sortKV(pairs)
-	if err := x.putSorted(ctx, fpsBucket, pairs, true); err != nil {
+	if err := x.putFingerprints(ctx, pairs); err != nil {
 		return err
 	}
-	for t, name := range x.tabNames {
+	pairs = nil
+	es := make([]entry, len(fps))
+	for t := range x.layout.Tables() {
 		for i, fp := range fps {
-			pairs[i] = kv{key: x.layout.Permute(t, fp)}
+			es[i] = entry{x.layout.Permute(t, fp), ids[i]}
 		}
-		sortKV(pairs)
-		if err := x.putSorted(ctx, name, pairs, false); err != nil {
-			return err
+		slices.SortFunc(es, func(a, b entry) int { return cmp.Compare(a.p, b.p) })
+		for start := 0; start < len(es); start += batchChunk {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			chunk := es[start:min(start+batchChunk, len(es))]
+			err := x.db.Update(func(tx *bolt.Tx) error {
+				top, err := x.top(tx)
+				if err != nil {
+					return err
+				}
+				tables := top.Bucket(tablesBucket)
+				if empty {
+					tables.FillPercent = 1.0
+				}
+				return mergeTable(tables, t, chunk, x.blockLimit)
+			})
+			if err != nil {
+				return fmt.Errorf("contentseen: add batch to table %d: %w", t, err)
+			}
 		}
 	}
 	return x.update(func(meta *bolt.Bucket) error {
@@ -102,9 +124,9 @@ func (x *BoltIndex) update(f func(meta *bolt.Bucket) error) error {
 	return nil
 }
 
-// putSorted writes pairs sorted by key into bucket name, chunk by chunk.
-// withValue false writes empty values (the tables).
-func (x *BoltIndex) putSorted(ctx context.Context, name []byte, pairs []kv, withValue bool) error {
+// putFingerprints writes (id, fingerprint) pairs sorted by id into the fps
+// bucket, chunk by chunk.
+func (x *BoltIndex) putFingerprints(ctx context.Context, pairs []kv) error {
 	for start := 0; start < len(pairs); start += batchChunk {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -115,35 +137,25 @@ func (x *BoltIndex) putSorted(ctx context.Context, name []byte, pairs []kv, with
 			if err != nil {
 				return err
 			}
-			b := top.Bucket(name)
-			keys := make([]byte, 8*len(chunk)) // bbolt keeps keys until commit
-			var vals []byte
-			if withValue {
-				vals = make([]byte, 8*len(chunk))
-			}
+			b := top.Bucket(fpsBucket)
+			buf := make([]byte, 16*len(chunk)) // bbolt keeps keys and values until commit
 			for i, p := range chunk {
-				binary.BigEndian.PutUint64(keys[8*i:], p.key)
-				if withValue {
-					binary.BigEndian.PutUint64(vals[8*i:], p.id)
-				}
+				binary.BigEndian.PutUint64(buf[16*i:], p.key)
+				binary.BigEndian.PutUint64(buf[16*i+8:], p.id)
 			}
 			// Appending past the last key: fill pages completely.
-			if last, _ := b.Cursor().Last(); last == nil || bytes.Compare(last, keys[:8]) < 0 {
+			if last, _ := b.Cursor().Last(); last == nil || bytes.Compare(last, buf[:8]) < 0 {
 				b.FillPercent = 1.0
 			}
 			for i := range chunk {
-				v := []byte{}
-				if withValue {
-					v = vals[8*i : 8*i+8 : 8*i+8]
-				}
-				if err := b.Put(keys[8*i:8*i+8:8*i+8], v); err != nil {
+				if err := b.Put(buf[16*i:16*i+8:16*i+8], buf[16*i+8:16*i+16:16*i+16]); err != nil {
 					return err
 				}
 			}
 			return nil
 		})
 		if err != nil {
-			return fmt.Errorf("contentseen: add batch to %q: %w", name, err)
+			return fmt.Errorf("contentseen: add batch to %q: %w", fpsBucket, err)
 		}
 	}
 	return nil

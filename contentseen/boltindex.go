@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/bits"
 	"sync"
 	"time"
 
@@ -34,23 +33,27 @@ type BoltOptions struct {
 // BoltIndex is an Index stored in a bbolt database, under one top-level
 // bucket:
 //
-//	meta    layout name, scheme, count (8-byte big-endian), building marker
-//	ids     fingerprint (8-byte big-endian) -> id: the id, kept once
-//	fps     id -> fingerprint (the last fingerprint recorded under an id)
-//	t00...  one bucket per table: permuted fingerprint -> empty value
+//	meta    layout name, scheme, storage format ("2"), count (8-byte
+//	        big-endian), building marker
+//	fps     id (8-byte big-endian) -> fingerprint: the last fingerprint
+//	        recorded under an id
+//	tables  every table as sorted blocks of (permuted fingerprint, id):
+//	        key table number + the block's first permuted fingerprint
 //
-// A query seeks each table to the query's prefix and walks while the
-// prefix matches; look-up and insert happen in one write transaction.
+// A query seeks once per table to the block holding the query's prefix and
+// scans the prefix range inside the block with XOR and popcount; an insert
+// rewrites one block per table (see boltblock.go for the format). Look-up
+// and insert happen in one write transaction.
 // Seen and Add group concurrent callers into one transaction (one fsync)
 // on a committer goroutine, so durable throughput grows with the number of
 // concurrent callers; the ...Tx methods work inside the caller's own
 // transaction instead (the crawler indexes, stores and queues a page in
 // one transaction).
 //
-// Cost on disk: about 24 bytes per fingerprint per table plus 2 × 32 for
-// ids and fps when bulk loaded (162 bytes with 4x16 at 10M), about 2.3
-// times that after random inserts (380 at 1M: bbolt splits pages half
-// full).
+// Cost on disk: 8 bytes of fingerprint plus the id's bytes per table, in
+// blocks filled full by AddBatch and about three quarters full after random
+// inserts, plus about 30 bytes per id in fps (see the package doc for
+// measured figures).
 //
 // BoltIndex is safe for concurrent use. Do not call Seen, Add or AddBatch
 // while holding a write transaction of the same DB: they wait for it.
@@ -60,8 +63,8 @@ type BoltIndex struct {
 	db     *bolt.DB
 	ownsDB bool // opened by OpenBolt: Close closes db
 
-	bucket   []byte   // top-level bucket name
-	tabNames [][]byte // nested table bucket names
+	bucket     []byte // top-level bucket name
+	blockLimit int    // largest block value written, bytes; tests lower it
 
 	reqs chan *request // to the committer
 	done chan struct{} // closed when the committer has exited
@@ -74,11 +77,11 @@ var _ Index = (*BoltIndex)(nil)
 
 var (
 	metaBucket = []byte("meta")
-	idsBucket  = []byte("ids")
 	fpsBucket  = []byte("fps")
 
 	layoutKey   = []byte("layout")
 	schemeKey   = []byte("scheme")
+	formatKey   = []byte("format")
 	countKey    = []byte("count")
 	buildingKey = []byte("building")
 )
@@ -114,7 +117,8 @@ func OpenBolt(path string, o BoltOptions) (*BoltIndex, error) {
 
 // NewBoltIndex keeps an index inside db, which the caller owns and closes
 // after the index's Close. It creates the buckets, or checks that the ones
-// there were made with the same layout and scheme.
+// there were made with the same layout and scheme and in this version's
+// storage format (an index written by an older version must be rebuilt).
 func NewBoltIndex(db *bolt.DB, o BoltOptions) (*BoltIndex, error) {
 	if !o.Layout.valid() {
 		o.Layout = DefaultLayout()
@@ -129,9 +133,11 @@ func NewBoltIndex(db *bolt.DB, o BoltOptions) (*BoltIndex, error) {
 		bucket: []byte(o.Bucket),
 		reqs:   make(chan *request, 1024),
 		done:   make(chan struct{}),
+
+		blockLimit: maxBlock,
 	}
-	for t := range o.Layout.Tables() {
-		x.tabNames = append(x.tabNames, fmt.Appendf(nil, "t%02d", t))
+	if o.Layout.Tables() > 256 {
+		return nil, fmt.Errorf("contentseen: layout %s has %d tables, at most 256 fit the storage format", o.Layout.Name(), o.Layout.Tables())
 	}
 	check := x.checkMeta
 	if !db.IsReadOnly() {
@@ -156,7 +162,7 @@ func (x *BoltIndex) initMeta(db *bolt.DB) error {
 		if meta != nil {
 			return x.checkMetaBucket(meta)
 		}
-		for _, name := range append([][]byte{metaBucket, idsBucket, fpsBucket}, x.tabNames...) {
+		for _, name := range [][]byte{metaBucket, fpsBucket, tablesBucket} {
 			if _, err := top.CreateBucket(name); err != nil {
 				return fmt.Errorf("contentseen: create bucket %q/%q: %w", x.bucket, name, err)
 			}
@@ -165,6 +171,7 @@ func (x *BoltIndex) initMeta(db *bolt.DB) error {
 		for _, kv := range [][2][]byte{
 			{layoutKey, []byte(x.layout.Name())},
 			{schemeKey, []byte(x.scheme)},
+			{formatKey, []byte(formatVersion)},
 			{countKey, binary.BigEndian.AppendUint64(nil, 0)},
 		} {
 			if err := meta.Put(kv[0], kv[1]); err != nil {
@@ -187,6 +194,13 @@ func (x *BoltIndex) checkMeta(db *bolt.DB) error {
 }
 
 func (x *BoltIndex) checkMetaBucket(meta *bolt.Bucket) error {
+	if f := meta.Get(formatKey); string(f) != formatVersion {
+		if f == nil {
+			f = []byte("1") // format 1 had no version key
+		}
+		return fmt.Errorf("contentseen: index in bucket %q has storage format %s, this version reads format %s: rebuild the index",
+			x.bucket, f, formatVersion)
+	}
 	layout, scheme := string(meta.Get(layoutKey)), string(meta.Get(schemeKey))
 	if layout != x.layout.Name() || scheme != x.scheme {
 		return fmt.Errorf("contentseen: index in bucket %q was built with layout %s and scheme %q, opened with layout %s and scheme %q",
@@ -282,7 +296,7 @@ func (x *BoltIndex) SeenTx(tx *bolt.Tx, id uint64, fp Fingerprint) (Match, bool,
 	if err != nil {
 		return Match{}, false, err
 	}
-	ms, err := x.near(top, fp, x.layout.K())
+	ms, err := x.near(top, fp, x.layout.K(), nil)
 	if err != nil {
 		return Match{}, false, err
 	}
@@ -298,8 +312,8 @@ func (x *BoltIndex) AddTx(tx *bolt.Tx, id uint64, fp Fingerprint) error {
 	if err != nil {
 		return err
 	}
-	if top.Bucket(idsBucket).Get(be64(uint64(fp))) != nil {
-		return nil
+	if _, ok, err := x.lookup(top.Bucket(tablesBucket), fp); err != nil || ok {
+		return err
 	}
 	return x.insert(top, id, fp)
 }
@@ -313,7 +327,7 @@ func (x *BoltIndex) NearTx(tx *bolt.Tx, fp Fingerprint, k int) ([]Match, error) 
 	if err != nil {
 		return nil, err
 	}
-	ms, err := x.near(top, fp, k)
+	ms, err := x.near(top, fp, k, nil)
 	sortMatches(ms)
 	return ms, err
 }
@@ -353,39 +367,19 @@ func (x *BoltIndex) top(tx *bolt.Tx) (*bolt.Bucket, error) {
 	return top, nil
 }
 
-// near collects every stored fingerprint within k of fp, unsorted.
-func (x *BoltIndex) near(top *bolt.Bucket, fp Fingerprint, k int) ([]Match, error) {
-	var ms []Match
-	var seek, fpb [8]byte
-	ids := top.Bucket(idsBucket)
-	for t, name := range x.tabNames {
-		b := top.Bucket(name)
-		if b == nil {
-			return nil, fmt.Errorf("contentseen: table bucket %q missing", name)
-		}
+// near appends to ms every stored fingerprint within k of fp, unsorted.
+func (x *BoltIndex) near(top *bolt.Bucket, fp Fingerprint, k int, ms []Match) ([]Match, error) {
+	tables := top.Bucket(tablesBucket)
+	if tables == nil {
+		return nil, fmt.Errorf("contentseen: bucket %q/%q missing", x.bucket, tablesBucket)
+	}
+	c := tables.Cursor()
+	for t := range x.layout.Tables() {
 		p := x.layout.Permute(t, fp)
 		lo, hi := x.layout.prefixRange(t, p)
-		binary.BigEndian.PutUint64(seek[:], lo)
-		c := b.Cursor()
-		for key, _ := c.Seek(seek[:]); len(key) == 8; key, _ = c.Next() {
-			v := binary.BigEndian.Uint64(key)
-			if v > hi {
-				break
-			}
-			d := bits.OnesCount64(v ^ p)
-			if d > k {
-				continue
-			}
-			f := x.layout.Unpermute(t, v)
-			if hasFingerprint(ms, f) { // found in an earlier table
-				continue
-			}
-			binary.BigEndian.PutUint64(fpb[:], uint64(f))
-			idv := ids.Get(fpb[:])
-			if len(idv) != 8 {
-				return nil, fmt.Errorf("contentseen: fingerprint %v in table %d has no id", f, t)
-			}
-			ms = append(ms, Match{ID: binary.BigEndian.Uint64(idv), Fingerprint: f, Distance: d})
+		var err error
+		if ms, err = x.scanTable(c, t, p, lo, hi, k, ms); err != nil {
+			return nil, fmt.Errorf("contentseen: near %v: %w", fp, err)
 		}
 	}
 	return ms, nil
@@ -393,16 +387,14 @@ func (x *BoltIndex) near(top *bolt.Bucket, fp Fingerprint, k int) ([]Match, erro
 
 // insert records a fingerprint known to be absent.
 func (x *BoltIndex) insert(top *bolt.Bucket, id uint64, fp Fingerprint) error {
-	fpKey, idKey := be64(uint64(fp)), be64(id)
-	if err := top.Bucket(idsBucket).Put(fpKey, idKey); err != nil {
+	if err := top.Bucket(fpsBucket).Put(be64(id), be64(uint64(fp))); err != nil {
 		return fmt.Errorf("contentseen: record %v: %w", fp, err)
 	}
-	if err := top.Bucket(fpsBucket).Put(idKey, fpKey); err != nil {
-		return fmt.Errorf("contentseen: record %v: %w", fp, err)
-	}
-	for t, name := range x.tabNames {
-		if err := top.Bucket(name).Put(be64(x.layout.Permute(t, fp)), []byte{}); err != nil {
-			return fmt.Errorf("contentseen: record %v in table %d: %w", fp, t, err)
+	tables := top.Bucket(tablesBucket)
+	for t := range x.layout.Tables() {
+		e := [1]entry{{x.layout.Permute(t, fp), id}}
+		if err := mergeTable(tables, t, e[:], x.blockLimit); err != nil {
+			return fmt.Errorf("contentseen: record %v: %w", fp, err)
 		}
 	}
 	return addCount(top.Bucket(metaBucket), 1)

@@ -1,0 +1,268 @@
+package contentseen
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Storage format 2 of BoltIndex: every table is a sorted run of permuted
+// fingerprints, each with its id, cut into blocks. All tables share one
+// bucket ("tables"):
+//
+//	key   table number (1 byte) + lower bound (8 bytes, big-endian): the
+//	      smallest permuted fingerprint the block may hold; 0 for the
+//	      table's first block, else the block's first entry
+//	value id width w (1 byte, 1..8), then the entries sorted by permuted
+//	      fingerprint: permuted fingerprint (8 bytes, big-endian) and id
+//	      (its low w bytes, big-endian), w the fewest bytes that hold the
+//	      block's largest id
+//
+// A block holds the entries from its lower bound up to the next block's.
+// A query seeks once per table to the block holding its prefix and scans
+// the entries of the prefix range with XOR and popcount, stepping to the
+// next block only when the range crosses a boundary. An insert rewrites
+// the one block per table its fingerprint falls in and splits a block that
+// grows past maxBlock bytes into halves. Keys per block rather than per
+// fingerprint make bbolt's B+tree some 80 times smaller: fewer pages to
+// seek through, and far fewer keys to decode when a write touches a page.
+//
+// The entry format is the place for issue 6's compressed blocks: a block
+// is read only through blockReader and written only through writeBlocks.
+
+// formatVersion is recorded under formatKey in the meta bucket. Format 1
+// (one bbolt key per fingerprint per table, plus an fp->id bucket) had no
+// version key.
+const formatVersion = "2"
+
+// maxBlock is the default largest block value in bytes. Inserts split a
+// block when it grows past it, AddBatch fills blocks up to it. About a
+// quarter of a bbolt page, so a leaf page holds several blocks and an
+// insert copies little.
+const maxBlock = 1024
+
+var tablesBucket = []byte("tables")
+
+// entry is one fingerprint of a table: permuted, with its id.
+type entry struct{ p, id uint64 }
+
+// blockReader reads the entries of one block value in place.
+type blockReader struct {
+	b      []byte // the entries, after the width byte
+	w      int    // id width
+	stride int    // 8 + w
+	n      int    // number of entries
+}
+
+func readBlock(v []byte) (blockReader, error) {
+	if len(v) < 1 || v[0] < 1 || v[0] > 8 || (len(v)-1)%(8+int(v[0])) != 0 {
+		return blockReader{}, fmt.Errorf("contentseen: corrupt table block of %d bytes", len(v))
+	}
+	w := int(v[0])
+	return blockReader{b: v[1:], w: w, stride: 8 + w, n: (len(v) - 1) / (8 + w)}, nil
+}
+
+func (r blockReader) p(i int) uint64 { return binary.BigEndian.Uint64(r.b[i*r.stride:]) }
+
+func (r blockReader) id(i int) uint64 {
+	var id uint64
+	for _, c := range r.b[i*r.stride+8 : (i+1)*r.stride] {
+		id = id<<8 | uint64(c)
+	}
+	return id
+}
+
+// search returns the first i with p(i) >= v (n if none).
+func (r blockReader) search(v uint64) int {
+	lo, hi := 0, r.n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if r.p(m) < v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// blockKey returns the bucket key of table t's block with lower bound lb.
+func blockKey(t int, lb uint64) []byte {
+	k := make([]byte, 9)
+	k[0] = byte(t)
+	binary.BigEndian.PutUint64(k[1:], lb)
+	return k
+}
+
+// seekBlock positions c on the block of table t that would hold permuted
+// fingerprint p and returns its key and value; nil if the table has no
+// block (an empty index). The cursor is left on that block, so c.Next
+// steps to the next one.
+func seekBlock(c *bolt.Cursor, t int, p uint64) (k, v []byte) {
+	var seek [9]byte
+	seek[0] = byte(t)
+	binary.BigEndian.PutUint64(seek[1:], p)
+	k, v = c.Seek(seek[:])
+	if k != nil && bytes.Equal(k, seek[:]) {
+		return k, v
+	}
+	// The block before the first key past p; the table's first block has
+	// lower bound 0, so it is table t's unless the table is empty.
+	if k == nil {
+		k, v = c.Last()
+	} else {
+		k, v = c.Prev()
+	}
+	if len(k) != 9 || int(k[0]) != t {
+		return nil, nil
+	}
+	return k, v
+}
+
+// scanTable appends to ms every entry of table t within k of fp (permuted
+// p) in the prefix range [lo, hi], skipping fingerprints already in ms.
+func (x *BoltIndex) scanTable(c *bolt.Cursor, t int, p, lo, hi uint64, k int, ms []Match) ([]Match, error) {
+	key, v := seekBlock(c, t, lo)
+	for ; len(key) == 9 && int(key[0]) == t && binary.BigEndian.Uint64(key[1:]) <= hi; key, v = c.Next() {
+		r, err := readBlock(v)
+		if err != nil {
+			return ms, fmt.Errorf("table %d block %x: %w", t, key[1:], err)
+		}
+		i := r.search(lo)
+		for ; i < r.n; i++ {
+			e := r.p(i)
+			if e > hi {
+				return ms, nil
+			}
+			d := bits.OnesCount64(e ^ p)
+			if d > k {
+				continue
+			}
+			f := x.layout.Unpermute(t, e)
+			if hasFingerprint(ms, f) { // found in an earlier table
+				continue
+			}
+			ms = append(ms, Match{ID: r.id(i), Fingerprint: f, Distance: d})
+		}
+	}
+	return ms, nil
+}
+
+// lookup returns the id stored with fp, read from table 0.
+func (x *BoltIndex) lookup(tables *bolt.Bucket, fp Fingerprint) (uint64, bool, error) {
+	p := x.layout.Permute(0, fp)
+	key, v := seekBlock(tables.Cursor(), 0, p)
+	if key == nil {
+		return 0, false, nil
+	}
+	r, err := readBlock(v)
+	if err != nil {
+		return 0, false, fmt.Errorf("table 0 block %x: %w", key[1:], err)
+	}
+	if i := r.search(p); i < r.n && r.p(i) == p {
+		return r.id(i), true, nil
+	}
+	return 0, false, nil
+}
+
+// mergeTable inserts es, sorted by p and none of them stored, into table
+// t: block by block, each block rewritten once with all the new entries
+// that fall in it, and split into blocks of at most limit bytes.
+func mergeTable(tables *bolt.Bucket, t int, es []entry, limit int) error {
+	var buf []entry
+	for len(es) > 0 {
+		c := tables.Cursor()
+		key, v := seekBlock(c, t, es[0].p)
+		var lb uint64 // lower bound of the block; 0 starts the table
+		var old blockReader
+		if key != nil {
+			lb = binary.BigEndian.Uint64(key[1:])
+			var err error
+			if old, err = readBlock(v); err != nil {
+				return fmt.Errorf("table %d block %x: %w", t, key[1:], err)
+			}
+		}
+		// The new entries below the next block's lower bound go here.
+		j := len(es)
+		if key != nil {
+			if nk, _ := c.Next(); len(nk) == 9 && int(nk[0]) == t {
+				j = lowerBoundEntries(es, binary.BigEndian.Uint64(nk[1:]))
+			}
+		}
+		// Merge the block's entries with es[:j] (bbolt's v stays valid:
+		// nothing was written since the seek).
+		buf = buf[:0]
+		i := 0
+		for _, e := range es[:j] {
+			for ; i < old.n && old.p(i) < e.p; i++ {
+				buf = append(buf, entry{old.p(i), old.id(i)})
+			}
+			buf = append(buf, e)
+		}
+		for ; i < old.n; i++ {
+			buf = append(buf, entry{old.p(i), old.id(i)})
+		}
+		if err := writeBlocks(tables, t, lb, buf, limit); err != nil {
+			return err
+		}
+		es = es[j:]
+	}
+	return nil
+}
+
+// lowerBoundEntries returns the first i with es[i].p >= v.
+func lowerBoundEntries(es []entry, v uint64) int {
+	lo, hi := 0, len(es)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if es[m].p < v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// writeBlocks writes es (sorted, not empty) as the block with lower bound
+// lb, cut into as few blocks of at most limit bytes as hold them, of
+// nearly equal counts: an insert into a full block splits it in halves, a
+// bulk load fills blocks. Keys and values are fresh slices, as bbolt keeps
+// them until the commit.
+func writeBlocks(tables *bolt.Bucket, t int, lb uint64, es []entry, limit int) error {
+	w := idWidth(es)
+	per := max(1, (limit-1)/(8+w))
+	nb := (len(es) + per - 1) / per
+	size := (len(es) + nb - 1) / nb
+	for start := 0; start < len(es); start += size {
+		part := es[start:min(start+size, len(es))]
+		if start > 0 {
+			lb = part[0].p
+		}
+		pw := idWidth(part)
+		v := make([]byte, 1, 1+len(part)*(8+pw))
+		v[0] = byte(pw)
+		for _, e := range part {
+			v = binary.BigEndian.AppendUint64(v, e.p)
+			for s := (pw - 1) * 8; s >= 0; s -= 8 {
+				v = append(v, byte(e.id>>uint(s)))
+			}
+		}
+		if err := tables.Put(blockKey(t, lb), v); err != nil {
+			return fmt.Errorf("table %d: write block: %w", t, err)
+		}
+	}
+	return nil
+}
+
+// idWidth returns the bytes needed for the largest id of es (at least 1).
+func idWidth(es []entry) int {
+	var m uint64
+	for _, e := range es {
+		m |= e.id
+	}
+	return max(1, (bits.Len64(m)+7)/8)
+}
