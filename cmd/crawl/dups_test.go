@@ -21,7 +21,8 @@ func crawlDemo(t *testing.T) (data, base string) {
 	seeds := writeFile(t, dir, "seeds.txt", srv.URL+"/\n")
 	data = filepath.Join(dir, "data")
 	if _, _, err := run(t, "", "--seeds", seeds, "--data", data,
-		"--set", "fetch.delay=0s", "--set", "fetch.parallelism=1", "--set", "log.level=warn"); err != nil {
+		"--set", "fetch.delay=0s", "--set", "fetch.parallelism=1", "--set", "log.level=warn",
+		"--set", "fetch.retry_backoff=1ms"); err != nil {
 		t.Fatalf("crawl: %v", err)
 	}
 	return data, srv.URL

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/simcrawl/simcrawl/crawler"
+	"github.com/simcrawl/simcrawl/internal/demosite"
+	"github.com/simcrawl/simcrawl/storage"
+)
+
+func TestStatsCommand(t *testing.T) {
+	data, base := crawlDemo(t)
+
+	out, _, err := run(t, "", "stats", "--data", data, "--json")
+	if err != nil {
+		t.Fatalf("stats --json: %v", err)
+	}
+	var s statsJSON
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("stats --json output %q: %v", out, err)
+	}
+
+	// The figures must be the store's.
+	d, err := crawler.OpenData(data, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	pages, drops, err := d.Store.Counts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var thin, exact, near int
+	if err := d.Store.PageHeaders(ctx, func(p *storage.Page) error {
+		if p.Thin {
+			thin++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Store.DropHeaders(ctx, func(dr *storage.Drop) error {
+		if dr.Reason == storage.ReasonExact {
+			exact++
+		} else {
+			near++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := d.FrontierStats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if pages != len(demosite.Stored) || drops != len(demosite.Dropped) {
+		t.Fatalf("store holds %d pages and %d drops, want %d and %d", pages, drops, len(demosite.Stored), len(demosite.Dropped))
+	}
+	for _, c := range []struct {
+		name      string
+		got, want int
+	}{
+		{"stored", s.Stored, pages}, {"thin", s.Thin, thin},
+		{"dropped_exact", s.DroppedExact, exact}, {"dropped_near", s.DroppedNear, near},
+		{"failed", s.Failed, fs.Failed}, {"pending", s.Pending, 0},
+		{"sum of near_drop_distances", sum(s.NearDropDistances), near},
+		{"nearest_neighbour_pages", s.NearestNeighbourPages, pages - thin},
+		{"sum of nearest_neighbour_distances", sum(s.NearestNeighbourDistances), pages - thin},
+	} {
+		if c.got != c.want {
+			t.Errorf("stats %s = %d, want %d", c.name, c.got, c.want)
+		}
+	}
+	if s.Sampled || s.K != 3 || s.Features != "words,min=8" || len(s.NearestNeighbourDistances) != 65 {
+		t.Errorf("stats: sampled %v, k %d, features %q, %d histogram entries", s.Sampled, s.K, s.Features, len(s.NearestNeighbourDistances))
+	}
+	// ContentSeen's invariant, seen from the histogram: no two stored
+	// pages lie within k bits.
+	for dist := 0; dist <= s.K; dist++ {
+		if n := s.NearestNeighbourDistances[dist]; n != 0 {
+			t.Errorf("%d stored pages have a neighbour %d bits away (k = %d)", n, dist, s.K)
+		}
+	}
+	host := strings.TrimPrefix(base, "http://")
+	if len(s.Hosts) != 1 || s.Hosts[0].Host != host || s.Hosts[0].Dropped != drops || s.Hosts[0].Stored != pages {
+		t.Errorf("stats hosts = %+v, want %s with %d dropped, %d stored", s.Hosts, host, drops, pages)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"stored", "thin", "dropped_exact", "dropped_near", "failed", "pending", "drop_rate",
+		"k", "features", "hosts", "near_drop_distances", "nearest_neighbour_distances", "nearest_neighbour_pages", "sampled"} {
+		if _, ok := raw[f]; !ok {
+			t.Errorf("stats JSON lacks %q", f)
+		}
+	}
+
+	text, _, err := run(t, "", "stats", "--data", data)
+	if err != nil {
+		t.Fatalf("stats: %v", err)
+	}
+	for _, want := range []string{
+		"Stored   8 pages (3 thin",
+		"Dropped  3 exact + 1 near = 4 (drop rate 33.3%)",
+		host,
+		"<- k",
+		"(5 pages, every stored page)",
+		"#",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("stats output lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+// TestInspectDuringCrawl: while a crawl process holds the data directory,
+// dups and stats fail at once with the "another crawl" message.
+func TestInspectDuringCrawl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a crawl process")
+	}
+	g := &demosite.Generated{N: 200, Latency: 50 * time.Millisecond}
+	srv := httptest.NewServer(g)
+	defer srv.Close()
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", srv.URL+"/p/0\n")
+	data := filepath.Join(dir, "data")
+	cmd, _ := startCrawlProcess(t, crawlArgs(seeds, data)...)
+	defer func() {
+		if err := cmd.Process.Kill(); err != nil {
+			t.Errorf("kill: %v", err)
+		}
+		if err := cmd.Wait(); err == nil {
+			t.Error("killed crawl process exited cleanly")
+		}
+	}()
+	waitServed(t, g, 3)
+	for _, args := range [][]string{{"dups"}, {"dups", "show", srv.URL + "/p/1"}, {"stats"}} {
+		_, _, err := run(t, "", append(args, "--data", data)...)
+		if err == nil || !strings.Contains(err.Error(), "another crawl") {
+			t.Errorf("%v during a crawl: err = %v, want 'another crawl'", args, err)
+		}
+	}
+}
