@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -304,7 +305,8 @@ func (m *Main) runDupsShow(ctx context.Context, args []string) (err error) {
 		return fmt.Errorf("dups show: %w", err)
 	}
 	bw := bufio.NewWriter(m.Stdout)
-	showDrop(bw, d, orig, fper, scheme, isTerminal(m.Stdout))
+	// NO_COLOR (no-color.org) turns colour off on a terminal too.
+	showDrop(bw, d, orig, fper, scheme, isTerminal(m.Stdout) && os.Getenv("NO_COLOR") == "")
 	return bw.Flush()
 }
 
