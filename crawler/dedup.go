@@ -189,7 +189,7 @@ func (c *Crawler) newDedupJob(rec *Record) (*dedupJob, error) {
 	if u == "" {
 		return nil, errors.New("crawler: dedup: record without a url")
 	}
-	if strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://") {
+	if lu := strings.ToLower(u); strings.HasPrefix(lu, "http://") || strings.HasPrefix(lu, "https://") {
 		if cu, err := frontier.Canonical(u); err == nil {
 			u = cu
 		}

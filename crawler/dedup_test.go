@@ -1,0 +1,225 @@
+package crawler
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/extract"
+	"github.com/simcrawl/simcrawl/storage"
+)
+
+// sliceSource is a RecordSource over a slice.
+type sliceSource struct {
+	recs []*Record
+	err  error // returned after the records instead of io.EOF
+}
+
+func (s *sliceSource) Next(ctx context.Context) (*Record, error) {
+	if len(s.recs) == 0 {
+		if s.err != nil {
+			return nil, s.err
+		}
+		return nil, io.EOF
+	}
+	r := s.recs[0]
+	s.recs = s.recs[1:]
+	copied := *r
+	return &copied, nil
+}
+
+// dedupWords returns n made-up words (thousands of distinct ones, so two
+// seeds give unrelated texts), the same for the same seed.
+func dedupWords(seed uint64, n int) []string {
+	syl := strings.Fields("ka lo mi ren tu sa vel dor pin queh az bo lith mar nu os pe ru sil tam")
+	r := rand.New(rand.NewPCG(seed, 7))
+	w := make([]string, n)
+	for i := range w {
+		var b strings.Builder
+		for range 2 + r.IntN(2) {
+			b.WriteString(syl[r.IntN(len(syl))])
+		}
+		w[i] = b.String()
+	}
+	return w
+}
+
+func dedupHTML(title string, words []string) []byte {
+	return fmt.Appendf(nil, "<html><head><title>%s</title></head><body><nav><a href=\"/\">Home</a></nav><article><h1>%s</h1><p>%s.</p></article></body></html>",
+		title, title, strings.Join(words, " "))
+}
+
+func openDedup(t *testing.T, dir string) *Crawler {
+	t.Helper()
+	c, err := Open(Options{DataDir: dir, K: 3, KeepDropText: true})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return c
+}
+
+func runDedup(t *testing.T, dir string, recs []*Record, onKept func(*storage.Page) error) *Summary {
+	t.Helper()
+	c := openDedup(t, dir)
+	sum, err := c.Dedup(context.Background(), &sliceSource{recs: recs}, onKept)
+	if cerr := c.Close(); cerr != nil {
+		t.Errorf("Close: %v", cerr)
+	}
+	if err != nil {
+		t.Fatalf("Dedup: %v", err)
+	}
+	return sum
+}
+
+func TestDedup(t *testing.T) {
+	a := dedupWords(1, 400)
+	b := dedupWords(2, 400)
+	fp, err := contentseen.NewFingerprinter(contentseen.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// near is a with one word appended, chosen so that its fingerprint is
+	// 1..3 bits from a's, as the crawler computes them.
+	base, err := url.Parse("http://example.com/a-updated")
+	if err != nil {
+		t.Fatal(err)
+	}
+	textFP := func(words []string) contentseen.Fingerprint {
+		doc, err := extract.ExtractBytes(dedupHTML("A", words), "text/html", base, extract.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, _, err := fp.Fingerprint(doc.Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	fa := textFP(a)
+	var near []string
+	for _, w := range dedupWords(9, 100) {
+		cand := append(append([]string(nil), a...), w)
+		if d := contentseen.Distance(fa, textFP(cand)); d >= 1 && d <= 3 {
+			near = cand
+			break
+		}
+	}
+	if near == nil {
+		t.Fatal("test setup: no near copy at distance 1..3")
+	}
+	recs := []*Record{
+		{URL: "http://example.com/a", Body: dedupHTML("A", a)},
+		{URL: "http://example.com/b", Body: dedupHTML("B", b)},
+		{URL: "http://mirror.example/a", Body: dedupHTML("A", a)},                        // exact copy of a
+		{URL: "http://example.com/a-updated", Body: dedupHTML("A", near)},                // near copy of a
+		{URL: "file:///corpus/a.txt", Text: strings.Join(a, " ") + ".", Title: "A text"}, // text only: exact copy of a
+		{URL: "http://example.com/short", Body: []byte("<p>Too short.</p>")},             // thin: stored, not indexed
+		{URL: "http://example.com/img.png", Body: []byte("\x89PNG\r\n"), ContentType: "image/png"},
+		{URL: "HTTP://EXAMPLE.COM/b", Body: dedupHTML("B", b)},                   // same canonical URL as b: already decided
+		{URL: "http://example.com/b", Body: dedupHTML("B2", dedupWords(3, 400))}, // same again, other text
+	}
+	dir := t.TempDir()
+	var kept []*storage.Page
+	sum := runDedup(t, dir, recs, func(p *storage.Page) error { kept = append(kept, p); return nil })
+	r := sum.Run
+	if r.Fetched != int64(len(recs)) || r.Stored != 3 || r.Thin != 1 || r.DroppedExact != 2 || r.DroppedNear != 1 || r.Skipped != 3 || r.Errors != 0 {
+		t.Errorf("run = %+v, want read %d, stored 3 (1 thin), dropped 2 exact + 1 near, skipped 3 (png, two repeats)", r, len(recs))
+	}
+	var keptURLs []string
+	for _, p := range kept {
+		keptURLs = append(keptURLs, p.URL)
+		if p.ID == 0 || p.Text == "" || p.Body != nil {
+			t.Errorf("kept page %s: id %d, %d bytes of text, body %v: want id, text, no body", p.URL, p.ID, len(p.Text), p.Body != nil)
+		}
+	}
+	if got, want := strings.Join(keptURLs, " "), "http://example.com/a http://example.com/b http://example.com/short"; got != want {
+		t.Errorf("kept %s, want %s", got, want)
+	}
+
+	logb, err := os.ReadFile(dir + "/dropped.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reasons []string
+	err = storage.ReadDropLog(bytes.NewReader(logb), func(d storage.DropRecord) error {
+		if d.DuplicateOf != "http://example.com/a" {
+			t.Errorf("drop %s duplicates %s, want http://example.com/a", d.URL, d.DuplicateOf)
+		}
+		reasons = append(reasons, d.URL+" "+d.Reason)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "http://mirror.example/a exact|http://example.com/a-updated near|file:///corpus/a.txt exact"
+	if got := strings.Join(reasons, "|"); got != want {
+		t.Errorf("drop log:\n%s\nwant\n%s", got, want)
+	}
+
+	// A rerun decides nothing again.
+	sum = runDedup(t, dir, recs, nil)
+	if r := sum.Run; r.Stored+r.DroppedExact+r.DroppedNear+r.Errors != 0 || r.Skipped != int64(len(recs)) {
+		t.Errorf("rerun = %+v, want everything skipped", r)
+	}
+	if sum.Pages != 3 || sum.Drops != 3 {
+		t.Errorf("after rerun: %d pages, %d drops, want 3 and 3", sum.Pages, sum.Drops)
+	}
+}
+
+// A page whose URL the store already holds (crawled, or kept earlier) is
+// judged against the index: a copy is dropped, other text is skipped
+// because the store keeps one page per URL.
+func TestDedupAgainstStoredURL(t *testing.T) {
+	dir := t.TempDir()
+	a, b := dedupWords(1, 300), dedupWords(2, 300)
+	runDedup(t, dir, []*Record{{URL: "http://example.com/a", Body: dedupHTML("A", a)}}, nil)
+	sum := runDedup(t, dir, []*Record{
+		{URL: "http://example.com/a", Key: "second-a", Body: dedupHTML("A", a)},
+		{URL: "http://example.com/a", Key: "third-a", Body: dedupHTML("B", b)},
+	}, nil)
+	if r := sum.Run; r.DroppedExact != 1 || r.Stored != 0 || r.Skipped != 1 {
+		t.Errorf("run = %+v, want 1 exact drop and 1 skip", r)
+	}
+	if sum.Pages != 1 || sum.Drops != 1 {
+		t.Errorf("%d pages, %d drops, want 1 and 1", sum.Pages, sum.Drops)
+	}
+}
+
+// A source error stops Dedup after committing what came before it.
+func TestDedupSourceError(t *testing.T) {
+	dir := t.TempDir()
+	boom := errors.New("disk on fire")
+	c := openDedup(t, dir)
+	sum, err := c.Dedup(context.Background(), &sliceSource{
+		recs: []*Record{{URL: "http://example.com/a", Body: dedupHTML("A", dedupWords(1, 300))}},
+		err:  boom,
+	}, nil)
+	if cerr := c.Close(); cerr != nil {
+		t.Fatal(cerr)
+	}
+	if !errors.Is(err, boom) {
+		t.Fatalf("Dedup = %v, want %v", err, boom)
+	}
+	if sum == nil || sum.Pages != 1 {
+		t.Fatalf("summary %+v, want the record before the error stored", sum)
+	}
+}
+
+func TestDedupCancelled(t *testing.T) {
+	c := openDedup(t, t.TempDir())
+	defer c.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := c.Dedup(ctx, &sliceSource{recs: []*Record{{URL: "http://example.com/a", Text: "x"}}}, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Dedup = %v, want context.Canceled", err)
+	}
+}
