@@ -168,6 +168,36 @@ func (x *BoltIndex) lookup(tables *bolt.Bucket, fp Fingerprint) (uint64, bool, e
 	return 0, false, nil
 }
 
+// insertEntry inserts e, not stored, into table t. It is mergeTable for
+// one entry, with a fast path for the common case: the block has room and
+// e's id fits the block's id width, so the new value is the old one with e
+// spliced in, one allocation.
+func insertEntry(tables *bolt.Bucket, t int, e entry, limit int) error {
+	key, v := seekBlock(tables.Cursor(), t, e.p)
+	if key == nil {
+		return mergeTable(tables, t, []entry{e}, limit)
+	}
+	r, err := readBlock(v)
+	if err != nil {
+		return fmt.Errorf("table %d block %x: %w", t, key[1:], err)
+	}
+	if len(v)+r.stride > limit || idWidth([]entry{e}) > r.w {
+		return mergeTable(tables, t, []entry{e}, limit)
+	}
+	at := 1 + r.search(e.p)*r.stride
+	nv := make([]byte, len(v)+r.stride)
+	copy(nv, v[:at])
+	binary.BigEndian.PutUint64(nv[at:], e.p)
+	for i, s := 0, (r.w-1)*8; s >= 0; i, s = i+1, s-8 {
+		nv[at+8+i] = byte(e.id >> uint(s))
+	}
+	copy(nv[at+r.stride:], v[at:])
+	if err := tables.Put(bytes.Clone(key), nv); err != nil {
+		return fmt.Errorf("table %d: write block: %w", t, err)
+	}
+	return nil
+}
+
 // mergeTable inserts es, sorted by p and none of them stored, into table
 // t: block by block, each block rewritten once with all the new entries
 // that fall in it, and split into blocks of at most limit bytes.

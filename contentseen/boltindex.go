@@ -392,8 +392,7 @@ func (x *BoltIndex) insert(top *bolt.Bucket, id uint64, fp Fingerprint) error {
 	}
 	tables := top.Bucket(tablesBucket)
 	for t := range x.layout.Tables() {
-		e := [1]entry{{x.layout.Permute(t, fp), id}}
-		if err := mergeTable(tables, t, e[:], x.blockLimit); err != nil {
+		if err := insertEntry(tables, t, entry{x.layout.Permute(t, fp), id}, x.blockLimit); err != nil {
 			return fmt.Errorf("contentseen: record %v: %w", fp, err)
 		}
 	}
