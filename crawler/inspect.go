@@ -54,9 +54,11 @@ func (d *Data) FrontierStats() (frontier.Stats, error) {
 }
 
 // Limits of NearestNeighbours: up to BruteForcePages fingerprints every one
-// is compared with every other (n²/2 popcounts: 2·10⁸ for 20,000, well
-// under a second); above that NeighbourSample fingerprints, evenly spaced
-// in page order, are each compared with all.
+// is compared with every other (n²/2 popcounts: 2·10⁸ for 20,000, 0.13 s
+// on a shared 2-core machine); above that NeighbourSample fingerprints,
+// evenly spaced in page order, are each compared with all (0.2 s for
+// 100,000 fingerprints, linear in their number). Median of 5 runs of
+// BenchmarkNearestNeighbours.
 const (
 	BruteForcePages = 20000
 	NeighbourSample = 2000

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"fmt"
 	"math/bits"
 	"math/rand/v2"
 	"testing"
@@ -76,5 +77,21 @@ func TestNearestNeighboursTiny(t *testing.T) {
 		if err != nil || len(got.Distances) != 0 {
 			t.Errorf("NearestNeighbours(%d fingerprints) = %v, %v; want no distances", n, got.Distances, err)
 		}
+	}
+}
+
+// BenchmarkNearestNeighbours: the brute-force limit (every pair of 20,000)
+// and the sampled path (2,000 against 100,000).
+func BenchmarkNearestNeighbours(b *testing.B) {
+	for _, n := range []int{BruteForcePages, 100000} {
+		fps := randomFingerprints(4, n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := NearestNeighbours(context.Background(), fps); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

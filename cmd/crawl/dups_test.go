@@ -292,3 +292,34 @@ func sorted(s []string) []string {
 	slices.Sort(out)
 	return out
 }
+
+func TestWordDiffColour(t *testing.T) {
+	var b strings.Builder
+	writeDiff(&b, wordDiff("seen 10 times", "seen 12 times"), true)
+	if want := "seen " + ansiRed + "10" + ansiReset + ansiGreen + "12" + ansiReset + " times\n"; b.String() != want {
+		t.Errorf("coloured diff = %q, want %q", b.String(), want)
+	}
+}
+
+// TestDupsShowWithoutDropText: a crawl that did not keep the texts of
+// dropped pages still explains the drop, and says why there is no diff.
+func TestDupsShowWithoutDropText(t *testing.T) {
+	srv := httptest.NewServer(demosite.New())
+	defer srv.Close()
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", srv.URL+"/\n")
+	data := filepath.Join(dir, "data")
+	if _, _, err := run(t, "", "--seeds", seeds, "--data", data, "--set", "fetch.delay=0s",
+		"--set", "log.level=warn", "--set", "fetch.retry_backoff=1ms", "--set", "store.keep_drop_text=false"); err != nil {
+		t.Fatalf("crawl: %v", err)
+	}
+	out, _, err := run(t, "", "dups", "show", "--data", data, srv.URL+"/reposts/tea-garden")
+	if err != nil {
+		t.Fatalf("dups show: %v", err)
+	}
+	for _, want := range []string{"Duplicate of: " + srv.URL + "/zh/tea-garden", "Distance:     1 bit", "text was not kept"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dups show lacks %q:\n%s", want, out)
+		}
+	}
+}
