@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -332,4 +333,30 @@ func TestFailureKind(t *testing.T) {
 			t.Errorf("failureKind(%q) = %q, want %q", failure, got, want)
 		}
 	}
+}
+
+// BenchmarkMetrics measures what metrics add to one page (a host in flight
+// and back, one histogram observation) and what one scrape costs.
+func BenchmarkMetrics(b *testing.B) {
+	c, err := Open(Options{DataDir: b.TempDir(), K: 3, Fetch: FetchOptions{UserAgent: "simcrawl-test", Timeout: time.Second}})
+	if err != nil {
+		b.Fatalf("Open: %v", err)
+	}
+	defer c.Close()
+	b.Run("per-page", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			done := c.metrics.fetching("example.org")
+			done()
+			c.metrics.contentSeen.Observe(0.0001)
+		}
+	})
+	b.Run("gather", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := c.Gatherer().Gather(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
