@@ -150,6 +150,9 @@ type metricsServer struct {
 	ln   net.Listener
 	srv  *http.Server
 	done chan error // Serve's result, once
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // serveMetrics listens on addr before anything is crawled, so that a bad
@@ -171,8 +174,13 @@ func serveMetrics(addr string, reg *prometheus.Registry) (*metricsServer, error)
 }
 
 // close stops the server, giving scrapes in progress a few seconds, and
-// waits for it.
+// waits for it. Later calls return the first one's result.
 func (s *metricsServer) close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.shutdown() })
+	return s.closeErr
+}
+
+func (s *metricsServer) shutdown() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err := s.srv.Shutdown(ctx)

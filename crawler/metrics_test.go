@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/simcrawl/simcrawl/frontier"
@@ -359,4 +360,19 @@ func BenchmarkMetrics(b *testing.B) {
 			}
 		}
 	})
+}
+
+func TestMetricsServerCloseTwice(t *testing.T) {
+	s, err := serveMetrics("127.0.0.1:0", prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sum(scrape(t, s.ln.Addr().String()), "promhttp_metric_handler_errors_total"); got != 0 {
+		t.Errorf("scrape errors = %v, want 0", got)
+	}
+	for i := range 2 {
+		if err := s.close(); err != nil {
+			t.Errorf("close #%d: %v", i+1, err)
+		}
+	}
 }
