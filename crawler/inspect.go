@@ -15,20 +15,35 @@ import (
 // Read-side helpers for the commands that inspect a crawl (`crawl dups`,
 // `crawl stats`). They work on a Data opened read-only.
 
-// Fingerprinter returns a Fingerprinter with the feature options the
-// crawl's index was built with (the scheme recorded in the index), and that
-// scheme, so that texts are explained exactly as the crawl weighed them
-// whatever config.yaml says today.
-func (d *Data) Fingerprinter() (*contentseen.Fingerprinter, string, error) {
+// Scheme returns the feature scheme (contentseen.Options.String) the
+// crawl's index was built with, or "" when the data directory has no
+// index.
+func (d *Data) Scheme() (string, error) {
 	var scheme string
 	var ok bool
 	if err := d.DB.View(func(tx *bolt.Tx) error {
 		_, scheme, ok = contentseen.ReadBoltMeta(tx, "")
 		return nil
 	}); err != nil {
-		return nil, "", fmt.Errorf("crawler: read index scheme: %w", err)
+		return "", fmt.Errorf("crawler: read index scheme: %w", err)
 	}
 	if !ok {
+		return "", nil
+	}
+	return scheme, nil
+}
+
+// Fingerprinter returns a Fingerprinter with the feature options the
+// crawl's index was built with, and their text (Scheme), so that texts are
+// explained exactly as the crawl weighed them whatever config.yaml says
+// today. An index built with an IDF table cannot be reproduced from its
+// scheme: that is an error.
+func (d *Data) Fingerprinter() (*contentseen.Fingerprinter, string, error) {
+	scheme, err := d.Scheme()
+	if err != nil {
+		return nil, "", err
+	}
+	if scheme == "" {
 		return nil, "", errors.New("crawler: the data directory has no ContentSeen index")
 	}
 	o, err := contentseen.ParseOptions(scheme)
@@ -64,7 +79,7 @@ const (
 	NeighbourSample = 2000
 )
 
-// Neighbours is the result of NearestNeighbours.
+// Neighbours is the result of NearestNeighbours, a plain value.
 type Neighbours struct {
 	// Distances[i] is the Hamming distance from one page to its nearest
 	// other page; one entry per page examined.
@@ -80,7 +95,8 @@ type Neighbours struct {
 // distance to any other fingerprint of fps. Its histogram shows whether the
 // threshold k sits in a valley between duplicates (small distances) and
 // distinct pages (around 32 for unrelated texts). With fewer than two
-// fingerprints there are no distances. It checks ctx between rows.
+// fingerprints there are no distances. It checks ctx between rows, reads
+// fps only, and is safe for concurrent use.
 func NearestNeighbours(ctx context.Context, fps []contentseen.Fingerprint) (Neighbours, error) {
 	n := len(fps)
 	res := Neighbours{Pages: n}

@@ -113,8 +113,8 @@ func collectStats(ctx context.Context, data *crawler.Data) (*statsJSON, error) {
 		return nil, err
 	}
 	s.Failed, s.Pending = fs.Failed, fs.Pending+fs.InFlight
-	if _, scheme, err := data.Fingerprinter(); err == nil {
-		s.Features = scheme
+	if s.Features, err = data.Scheme(); err != nil {
+		return nil, err
 	}
 	type hostCount struct{ stored, dropped int }
 	hosts := map[string]*hostCount{}
