@@ -271,18 +271,17 @@ func (m *Main) runDupsShow(ctx context.Context, args []string) (err error) {
 	if err := fset.Parse(args); err != nil {
 		return err
 	}
-	rest := fset.Args()
-	if len(rest) > 0 { // flags may also follow the URL
-		if err := fset.Parse(rest[1:]); err != nil {
-			return err
-		}
-		rest = append(rest[:1], fset.Args()...)
-	}
-	if len(rest) != 1 {
+	if fset.NArg() == 0 {
 		fset.Usage()
 		return errors.New("dups show: want exactly one URL")
 	}
-	target := rest[0]
+	target := fset.Arg(0)
+	if err := fset.Parse(fset.Args()[1:]); err != nil { // flags may also follow the URL
+		return err
+	}
+	if fset.NArg() > 0 {
+		return fmt.Errorf("dups show: want exactly one URL, got also %q", fset.Arg(0))
+	}
 	data, err := m.openData(cf, "dups show")
 	if err != nil {
 		return err
