@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,7 @@ import (
 )
 
 func TestStatsCommand(t *testing.T) {
-	data, base := crawlDemo(t)
+	data, base, summary := crawlDemo(t)
 
 	out, _, err := run(t, "", "stats", "--data", data, "--json")
 	if err != nil {
@@ -79,6 +80,10 @@ func TestStatsCommand(t *testing.T) {
 		if c.got != c.want {
 			t.Errorf("stats %s = %d, want %d", c.name, c.got, c.want)
 		}
+	}
+	// The frontier's counts as the crawl itself reported them.
+	if want := fmt.Sprintf("%d URLs failed, 0 still queued", s.Failed); !strings.Contains(summary, want) {
+		t.Errorf("stats says %d failed, %d pending; the crawl's summary says:\n%s", s.Failed, s.Pending, summary)
 	}
 	if s.Sampled || s.K != 3 || s.Features != "words,min=8" || len(s.NearestNeighbourDistances) != 65 {
 		t.Errorf("stats: sampled %v, k %d, features %q, %d histogram entries", s.Sampled, s.K, s.Features, len(s.NearestNeighbourDistances))
