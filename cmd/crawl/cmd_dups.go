@@ -124,8 +124,9 @@ func (m *Main) runDups(ctx context.Context, args []string) (err error) {
 }
 
 const dupsHelp = `
-Each group is a stored page and the pages dropped as its duplicates, largest groups first; each
-drop shows its reason (exact or near) and distance in bits. Filters combine (all must hold).
+Each group is a stored page and the pages dropped as its duplicates, largest groups first (ties in
+page order); each drop shows its reason (exact or near) and distance in bits. Filters combine (all
+must hold).
 
 crawl dups show [--data DIR] URL
     explains one drop: the dropped page's extracted text beside the stored page's with the
