@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -325,6 +326,56 @@ func TestOpenBoltOldFormat(t *testing.T) {
 	for _, want := range []string{"format 1", "rebuild the index"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}
+
+// TestBlockSearch checks the interpolating search against a linear one on
+// even, clustered and one-entry blocks.
+func TestBlockSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(testSeed(t), 14))
+	for round := range 200 {
+		n := 1 + rng.IntN(100)
+		ps := make([]uint64, 0, n)
+		base := rng.Uint64() >> 1
+		for len(ps) < n {
+			switch round % 3 {
+			case 0: // even
+				ps = append(ps, rng.Uint64())
+			case 1: // clustered: most near base, a few far
+				if rng.IntN(8) == 0 {
+					ps = append(ps, rng.Uint64())
+				} else {
+					ps = append(ps, base+rng.Uint64N(1000))
+				}
+			default: // runs of neighbours
+				ps = append(ps, base+uint64(len(ps))*uint64(1+rng.IntN(3)))
+			}
+		}
+		slices.Sort(ps)
+		ps = slices.Compact(ps)
+		es := make([]entry, len(ps))
+		for i, p := range ps {
+			es[i] = entry{p: p, id: uint64(i)}
+		}
+		v := []byte{1}
+		for _, e := range es {
+			v = binary.BigEndian.AppendUint64(v, e.p)
+			v = append(v, byte(e.id))
+		}
+		r, err := readBlock(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		probes := []uint64{0, ^uint64(0), ps[0], ps[0] - 1, ps[len(ps)-1], ps[len(ps)-1] + 1, rng.Uint64(), base + rng.Uint64N(1000)}
+		for _, p := range ps {
+			probes = append(probes, p, p+1, p-1)
+		}
+		for _, q := range probes {
+			want := lowerBoundEntries(es, q)
+			if got := r.search(q); got != want {
+				t.Fatalf("round %d: search(%x) = %d, want %d in %x", round, q, got, want, ps)
+			}
 		}
 	}
 }
