@@ -133,20 +133,31 @@ func seekBlock(c *bolt.Cursor, t int, p uint64) (k, v []byte) {
 	return k, v
 }
 
+// blockRef is a block as read in a transaction: its key and value, valid
+// until the transaction writes that block (bbolt never changes the bytes
+// of a value in place; a Put replaces the slice).
+type blockRef struct{ key, val []byte }
+
 // scanTable appends to ms every entry of table t within k of fp (permuted
-// p) in the prefix range [lo, hi], skipping fingerprints already in ms.
-func (x *BoltIndex) scanTable(c *bolt.Cursor, t int, p, lo, hi uint64, k int, ms []Match) ([]Match, error) {
+// p) in the prefix range [lo, hi], skipping fingerprints already in ms. It
+// also returns the block that holds or would hold p (lo <= p <= hi), for
+// SeenTx to insert into without a second seek.
+func (x *BoltIndex) scanTable(c *bolt.Cursor, t int, p, lo, hi uint64, k int, ms []Match) ([]Match, blockRef, error) {
+	var at blockRef
 	key, v := seekBlock(c, t, lo)
 	for ; len(key) == 9 && int(key[0]) == t && binary.BigEndian.Uint64(key[1:]) <= hi; key, v = c.Next() {
+		if binary.BigEndian.Uint64(key[1:]) <= p {
+			at = blockRef{key, v}
+		}
 		r, err := readBlock(v)
 		if err != nil {
-			return ms, fmt.Errorf("table %d block %x: %w", t, key[1:], err)
+			return ms, at, fmt.Errorf("table %d block %x: %w", t, key[1:], err)
 		}
 		i := r.search(lo)
 		for ; i < r.n; i++ {
 			e := r.p(i)
 			if e > hi {
-				return ms, nil
+				return ms, at, nil
 			}
 			d := bits.OnesCount64(e ^ p)
 			if d > k {
@@ -159,7 +170,7 @@ func (x *BoltIndex) scanTable(c *bolt.Cursor, t int, p, lo, hi uint64, k int, ms
 			ms = append(ms, Match{ID: r.id(i), Fingerprint: f, Distance: d})
 		}
 	}
-	return ms, nil
+	return ms, at, nil
 }
 
 // lookup returns the id stored with fp, read from table 0.
@@ -185,6 +196,13 @@ func (x *BoltIndex) lookup(tables *bolt.Bucket, fp Fingerprint) (uint64, bool, e
 // spliced in, one allocation.
 func insertEntry(tables *bolt.Bucket, t int, e entry, limit int) error {
 	key, v := seekBlock(tables.Cursor(), t, e.p)
+	return insertInto(tables, t, blockRef{key, v}, e, limit)
+}
+
+// insertInto is insertEntry into at, the block of table t that holds e's
+// place (nil key: the table is empty).
+func insertInto(tables *bolt.Bucket, t int, at blockRef, e entry, limit int) error {
+	key, v := at.key, at.val
 	if key == nil {
 		return mergeTable(tables, t, []entry{e}, limit)
 	}
@@ -195,14 +213,14 @@ func insertEntry(tables *bolt.Bucket, t int, e entry, limit int) error {
 	if len(v)+r.stride > limit || idWidth([]entry{e}) > r.w {
 		return mergeTable(tables, t, []entry{e}, limit)
 	}
-	at := 1 + r.search(e.p)*r.stride
+	pos := 1 + r.search(e.p)*r.stride
 	nv := make([]byte, len(v)+r.stride)
-	copy(nv, v[:at])
-	binary.BigEndian.PutUint64(nv[at:], e.p)
+	copy(nv, v[:pos])
+	binary.BigEndian.PutUint64(nv[pos:], e.p)
 	for i, s := 0, (r.w-1)*8; s >= 0; i, s = i+1, s-8 {
-		nv[at+8+i] = byte(e.id >> uint(s))
+		nv[pos+8+i] = byte(e.id >> uint(s))
 	}
-	copy(nv[at+r.stride:], v[at:])
+	copy(nv[pos+r.stride:], v[pos:])
 	if err := tables.Put(bytes.Clone(key), nv); err != nil {
 		return fmt.Errorf("table %d: write block: %w", t, err)
 	}

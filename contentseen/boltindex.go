@@ -296,14 +296,15 @@ func (x *BoltIndex) SeenTx(tx *bolt.Tx, id uint64, fp Fingerprint) (Match, bool,
 	if err != nil {
 		return Match{}, false, err
 	}
-	ms, err := x.near(top, fp, x.layout.K(), nil)
+	at := make([]blockRef, x.layout.Tables())
+	ms, err := x.near(top, fp, x.layout.K(), at)
 	if err != nil {
 		return Match{}, false, err
 	}
 	if len(ms) > 0 {
 		return best(ms), true, nil
 	}
-	return Match{}, false, x.insert(top, id, fp)
+	return Match{}, false, x.insert(top, id, fp, at)
 }
 
 // AddTx is Add inside the caller's write transaction.
@@ -315,7 +316,7 @@ func (x *BoltIndex) AddTx(tx *bolt.Tx, id uint64, fp Fingerprint) error {
 	if _, ok, err := x.lookup(top.Bucket(tablesBucket), fp); err != nil || ok {
 		return err
 	}
-	return x.insert(top, id, fp)
+	return x.insert(top, id, fp, nil)
 }
 
 // NearTx is Near inside the caller's transaction (read or write).
@@ -367,8 +368,10 @@ func (x *BoltIndex) top(tx *bolt.Tx) (*bolt.Bucket, error) {
 	return top, nil
 }
 
-// near appends to ms every stored fingerprint within k of fp, unsorted.
-func (x *BoltIndex) near(top *bolt.Bucket, fp Fingerprint, k int, ms []Match) ([]Match, error) {
+// near returns every stored fingerprint within k of fp, unsorted. If at is
+// not nil, it receives per table the block where fp belongs, for insert.
+func (x *BoltIndex) near(top *bolt.Bucket, fp Fingerprint, k int, at []blockRef) ([]Match, error) {
+	var ms []Match
 	tables := top.Bucket(tablesBucket)
 	if tables == nil {
 		return nil, fmt.Errorf("contentseen: bucket %q/%q missing", x.bucket, tablesBucket)
@@ -378,21 +381,34 @@ func (x *BoltIndex) near(top *bolt.Bucket, fp Fingerprint, k int, ms []Match) ([
 		p := x.layout.Permute(t, fp)
 		lo, hi := x.layout.prefixRange(t, p)
 		var err error
-		if ms, err = x.scanTable(c, t, p, lo, hi, k, ms); err != nil {
+		var b blockRef
+		if ms, b, err = x.scanTable(c, t, p, lo, hi, k, ms); err != nil {
 			return nil, fmt.Errorf("contentseen: near %v: %w", fp, err)
+		}
+		if at != nil {
+			at[t] = b
 		}
 	}
 	return ms, nil
 }
 
-// insert records a fingerprint known to be absent.
-func (x *BoltIndex) insert(top *bolt.Bucket, id uint64, fp Fingerprint) error {
+// insert records a fingerprint known to be absent. at, if not nil, holds
+// per table the block where fp belongs, found by near in this transaction
+// with nothing written since.
+func (x *BoltIndex) insert(top *bolt.Bucket, id uint64, fp Fingerprint, at []blockRef) error {
 	if err := top.Bucket(fpsBucket).Put(be64(id), be64(uint64(fp))); err != nil {
 		return fmt.Errorf("contentseen: record %v: %w", fp, err)
 	}
 	tables := top.Bucket(tablesBucket)
 	for t := range x.layout.Tables() {
-		if err := insertEntry(tables, t, entry{x.layout.Permute(t, fp), id}, x.blockLimit); err != nil {
+		e := entry{x.layout.Permute(t, fp), id}
+		var err error
+		if at != nil {
+			err = insertInto(tables, t, at[t], e, x.blockLimit)
+		} else {
+			err = insertEntry(tables, t, e, x.blockLimit)
+		}
+		if err != nil {
 			return fmt.Errorf("contentseen: record %v: %w", fp, err)
 		}
 	}
