@@ -332,3 +332,56 @@ func TestCrawlSurvivesBadPages(t *testing.T) {
 		t.Errorf("failed URLs = %d, want the loop and the slow page", sum.Failed)
 	}
 }
+
+// A redirect to a URL the crawl fetches on its own is an alias, never a
+// duplicate of itself; a redirect to a new URL stores the page once and
+// marks the target seen, so it is not fetched again when linked.
+func TestCrawlRedirects(t *testing.T) {
+	var mu sync.Mutex
+	hits := map[string]int{}
+	body := articleHTML("River", "Volunteers pulled two tonnes of rubbish from the river on Saturday, weighing trolleys, tyres and bottles on a borrowed farm scale beside the old mill bridge before lunch.")
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.URL.Path]++
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(`<html><body><a href="/old">old</a> <a href="/news/river">river</a> <a href="/moved">moved</a></body></html>`))
+		case "/old":
+			http.Redirect(w, r, "/news/river", http.StatusMovedPermanently)
+		case "/moved":
+			http.Redirect(w, r, "/new-home", http.StatusMovedPermanently)
+		case "/new-home":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(articleHTML("Home", "The library moved to a new home by the station, with longer opening hours, a larger children's floor and a workshop where residents borrow tools and instruments.") +
+				`<a href="/new-home">self</a>`))
+		case "/news/river":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(body))
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	opts := testOptions(t, srv.URL+"/")
+	sum := runCrawl(t, opts)
+	r := readResult(t, opts.DataDir, srv.URL)
+	if len(r.dropped) != 0 {
+		t.Errorf("dropped %v; a redirect alias is not a duplicate", keys(r.dropped))
+	}
+	if r.stored["/news/river"] == nil || r.stored["/old"] != nil {
+		t.Errorf("stored %v; want /news/river stored once and /old skipped as its alias", keys(r.stored))
+	}
+	if p := r.stored["/moved"]; p == nil || !strings.HasSuffix(p.FinalURL, "/new-home") {
+		t.Errorf("/moved: %+v, want stored with final URL /new-home", p)
+	}
+	if n := hits["/new-home"]; n != 1 {
+		t.Errorf("/new-home fetched %d times, want once (through the redirect)", n)
+	}
+	if sum.Run.Skipped != 1 {
+		t.Errorf("skipped %d, want 1 (the alias)", sum.Run.Skipped)
+	}
+}

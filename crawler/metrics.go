@@ -28,6 +28,8 @@ const (
 	skipNonHTML = "non-html"
 	skipNoIndex = "noindex"
 	skipRobots  = "robots"
+	// skipRedirect: a redirect to a URL the crawl fetches on its own.
+	skipRedirect = "redirect"
 )
 
 // metrics are the Prometheus collectors of one Crawler, on a private

@@ -25,6 +25,7 @@ const (
 	outcomeNonHTML  = "skipped:non-html"
 	outcomeNoIndex  = "skipped:noindex"
 	outcomeRobots   = "skipped:robots"
+	outcomeRedirect = "skipped:redirect-to:"
 	reasonExact     = "exact"
 	reasonNear      = "near"
 	maxRetryBackoff = 10 * time.Minute
@@ -108,6 +109,7 @@ type page struct {
 	thin     bool
 	digest   [16]byte // zero for thin pages: they never match each other
 	links    []frontier.Item
+	alias    bool          // a redirect to a URL the crawl knows on its own
 	seenTime time.Duration // spent fingerprinting and looking for duplicates
 	// record, when set, records the outcome instead of the frontier: a
 	// dedup record (Dedup) is not a frontier URL and has no links to queue.
@@ -120,7 +122,11 @@ type page struct {
 func (c *Crawler) commit(p *page) error {
 	var dropped *storage.DropRecord
 	err := c.db.Update(func(tx *bolt.Tx) error {
-		dropped = nil
+		dropped, p.alias = nil, false
+		if alias, err := c.aliasTx(tx, p); err != nil || alias {
+			p.alias = alias
+			return err
+		}
 		if p.doc.NoIndex {
 			return c.finishTx(tx, p, outcomeNoIndex, !p.doc.NoFollow)
 		}
@@ -154,6 +160,26 @@ func (c *Crawler) commit(p *page) error {
 }
 
 var errMaxPages = errors.New("crawler: max pages reached")
+
+// aliasTx handles a redirect. The final URL, canonical, is recorded in the
+// frontier so that it is never queued or fetched again. If the crawl knew
+// it already (queued, fetched or failed on its own), the page is only an
+// alias of that URL: it is marked done as such and not judged, so a page is
+// never stored twice or logged as a duplicate of its own redirect target.
+func (c *Crawler) aliasTx(tx *bolt.Tx, p *page) (bool, error) {
+	if p.record != nil || p.resp == nil {
+		return false, nil
+	}
+	final, err := frontier.Canonical(p.resp.FinalURL)
+	if err != nil || final == p.item.URL {
+		return false, nil
+	}
+	known, err := c.frontier.AliasTx(tx, final, "alias-of:"+p.item.URL)
+	if err != nil || !known {
+		return false, err
+	}
+	return true, c.frontier.DoneTx(tx, p.item, outcomeRedirect+final)
+}
 
 // maxPagesReached reports whether MaxPages pages are stored, counting the
 // pages of earlier runs on the same data directory.
@@ -264,6 +290,9 @@ func (c *Crawler) finishTx(tx *bolt.Tx, p *page, outcome string, follow bool) er
 
 func (c *Crawler) count(p *page, d *storage.DropRecord) {
 	switch {
+	case p.alias:
+		c.skip(skipRedirect)
+		return
 	case d != nil && d.Reason == reasonExact:
 		c.stats.exact.Add(1)
 	case d != nil:
