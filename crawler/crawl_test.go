@@ -218,10 +218,13 @@ func TestCrawlResumes(t *testing.T) {
 	defer srv.Close()
 	opts := testOptions(t, srv.URL+"/")
 	opts.MaxPages = 3
-	runCrawl(t, opts)
+	sum := runCrawl(t, opts)
 	first := readResult(t, opts.DataDir, srv.URL)
 	if len(first.stored) != 3 {
 		t.Fatalf("first run stored %d pages, want 3 (max pages)", len(first.stored))
+	}
+	if sum.PageLimit != 3 {
+		t.Errorf("summary PageLimit = %d, want 3: the user must be told the limit stopped the crawl", sum.PageLimit)
 	}
 	opts.MaxPages = 0
 	runCrawl(t, opts)
@@ -383,5 +386,22 @@ func TestCrawlRedirects(t *testing.T) {
 	}
 	if sum.Run.Skipped != 1 {
 		t.Errorf("skipped %d, want 1 (the alias)", sum.Run.Skipped)
+	}
+}
+
+func TestReopenWithOtherLayoutSaysHowToContinue(t *testing.T) {
+	opts := testOptions(t, "http://127.0.0.1:1/")
+	opts.Layout = "10x28"
+	c, err := Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	opts.Layout = "4x16"
+	_, err = Open(opts)
+	if err == nil || !strings.Contains(err.Error(), "--set contentseen.layout=10x28") {
+		t.Fatalf("reopen with another layout: err = %v, want a hint naming --set contentseen.layout=10x28", err)
 	}
 }

@@ -106,7 +106,7 @@ func (c *Crawler) openParts(layout contentseen.Layout) error {
 	var err error
 	c.index, err = contentseen.NewBoltIndex(c.db, contentseen.BoltOptions{Layout: layout, Scheme: c.opts.Features.String()})
 	if err != nil {
-		return fmt.Errorf("crawler: %w", err)
+		return fmt.Errorf("crawler: %w%s", err, c.schemeHint())
 	}
 	c.store, err = storage.New(c.db, storage.Options{KeepDropText: c.opts.KeepDropText})
 	if err != nil {
@@ -128,6 +128,21 @@ func (c *Crawler) openParts(layout contentseen.Layout) error {
 		return fmt.Errorf("crawler: %w", err)
 	}
 	return nil
+}
+
+// schemeHint tells how to reopen a data directory whose index was built
+// with another layout or feature scheme ("" if it records none).
+func (c *Crawler) schemeHint() string {
+	var layout, scheme string
+	var ok bool
+	if err := c.db.View(func(tx *bolt.Tx) error {
+		layout, scheme, ok = contentseen.ReadBoltMeta(tx, "")
+		return nil
+	}); err != nil || !ok {
+		return ""
+	}
+	return fmt.Sprintf("; to continue this crawl use --set contentseen.layout=%s --set contentseen.features=%s "+
+		"(as config keys: layout and features under contentseen), or start a new --data directory", layout, scheme)
 }
 
 // Close closes the drop log and the data directory.

@@ -91,6 +91,9 @@ type Summary struct {
 	DataDir      string         // where the store lives
 	DropLog      string         // where the drop log is
 	Frontier     frontier.Stats // the frontier at the end
+	// PageLimit is MaxPages when the run stopped because that many pages
+	// were stored, else 0.
+	PageLimit int
 }
 
 // HostCount is a host and a count.
@@ -108,6 +111,9 @@ func (c *Crawler) summary(ctx context.Context, start time.Time) (*Summary, error
 		return nil, fmt.Errorf("crawler: summary: %w", err)
 	}
 	s.Failed = s.Frontier.Failed
+	if c.maxPagesReached() {
+		s.PageLimit = c.opts.MaxPages
+	}
 	hosts := map[string]int{}
 	err = c.store.Drops(ctx, func(d *storage.Drop) error {
 		hosts[frontier.HostKey(d.URL)]++
@@ -141,6 +147,9 @@ func (s *Summary) Print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "All runs: %d pages stored, %d dropped as duplicates (drop rate %.1f%%), %d URLs failed, %d still queued\n",
 		s.Pages, s.Drops, rate, s.Failed, s.Frontier.Pending)
+	if s.PageLimit > 0 {
+		fmt.Fprintf(w, "Stopped at the page limit (scope.max_pages = %d stored pages); raise it and rerun to continue.\n", s.PageLimit)
+	}
 	if len(s.TopDupHosts) > 0 {
 		var parts []string
 		for _, h := range s.TopDupHosts {

@@ -64,7 +64,7 @@ func (m *Main) runCrawl(ctx context.Context, args []string) error {
 	}
 	if *seedsPath == "" {
 		fset.Usage()
-		return errors.New("crawl: --seeds is required")
+		return errors.New("--seeds is required")
 	}
 	cfg, err := cf.load()
 	if err != nil {
@@ -130,6 +130,10 @@ func crawlerOptions(cfg Config, seeds []string, stderr io.Writer) (crawler.Optio
 		return crawler.Options{}, fmt.Errorf("config: log.level: %w", err)
 	}
 	tty := isTerminal(stderr)
+	logOut := stderr
+	if tty {
+		logOut = clearLineWriter{stderr}
+	}
 	return crawler.Options{
 		Seeds:          seeds,
 		DataDir:        cfg.Data,
@@ -155,7 +159,7 @@ func crawlerOptions(cfg Config, seeds []string, stderr io.Writer) (crawler.Optio
 		Layout:         cfg.ContentSeen.Layout,
 		Features:       feat,
 		KeepDropText:   cfg.Store.KeepDropText,
-		Logger:         slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+		Logger:         slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level})),
 		Status:         stderr,
 		StatusTTY:      tty,
 		StatusInterval: time.Duration(cfg.Log.StatusInterval),
@@ -168,4 +172,16 @@ func flagSet(fset *flag.FlagSet, name string) bool {
 	set := false
 	fset.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// clearLineWriter clears the terminal's status line before each log line,
+// which slog writes with one Write call; the status line is redrawn below
+// it a moment later.
+type clearLineWriter struct{ w io.Writer }
+
+func (c clearLineWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(c.w, "\r\033[K"); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
 }

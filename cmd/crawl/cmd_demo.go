@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/simcrawl/simcrawl/crawler"
 	"github.com/simcrawl/simcrawl/internal/demosite"
 )
 
@@ -22,6 +23,13 @@ func (m *Main) runDemo(ctx context.Context, args []string) error {
 		return err
 	}
 	dir := *data
+	if dir != "" {
+		// The demo site gets a new port every run: a second demo in the
+		// same directory would mix two sites' pages.
+		if _, err := os.Stat(filepath.Join(dir, crawler.DBFile)); err == nil {
+			return fmt.Errorf("demo: %s already holds a crawl; give the demo a new directory", dir)
+		}
+	}
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "simcrawl-demo-")
 		if err != nil {
@@ -41,9 +49,9 @@ func (m *Main) runDemo(ctx context.Context, args []string) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	defer func() {
-		shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(shutCtx); err != nil {
+		// The crawl is over, so nothing is in flight; Shutdown would wait
+		// for the client's idle keep-alive connections.
+		if err := srv.Close(); err != nil {
 			fmt.Fprintln(m.Stderr, "demo: stop server:", err)
 		}
 		if err := <-serveErr; !errors.Is(err, http.ErrServerClosed) {

@@ -90,6 +90,9 @@ func (m *Main) runDups(ctx context.Context, args []string) (err error) {
 	if err := fset.Parse(args); err != nil {
 		return err
 	}
+	if fset.Arg(0) == "show" {
+		return errors.New("dups: write show first, then its flags: crawl dups show [--data DIR] URL")
+	}
 	if fset.NArg() > 0 {
 		return fmt.Errorf("dups: unexpected argument %q (to explain one drop: crawl dups show URL)", fset.Arg(0))
 	}

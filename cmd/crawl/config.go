@@ -139,7 +139,50 @@ func decodeStrict(b []byte, cfg *Config) error {
 	if errors.Is(err, io.EOF) {
 		return nil // an empty file keeps the defaults
 	}
-	return err
+	return plainYAMLError(err)
+}
+
+// Sections of config.yaml by the Go type that decodes them, to name keys
+// in errors the way the file writes them.
+var configSections = map[string]string{
+	"Config": "", "ScopeConfig": "scope.", "FetchConfig": "fetch.",
+	"ContentSeenConfig": "contentseen.", "StoreConfig": "store.", "LogConfig": "log.",
+}
+
+var (
+	reLinePrefix = regexp.MustCompile(`(^|; )(yaml: )?line \d+: `)
+	reUnknownKey = regexp.MustCompile(`field (\S+) not found in type main\.(\w+)`)
+	reWrongType  = regexp.MustCompile("cannot unmarshal !!\\w+ `(.*)` into (\\S+)")
+)
+
+// plainYAMLError rewrites the YAML decoder's messages, which speak of Go
+// types, in the file's terms: "unknown key fetch.delai", "want a whole
+// number".
+func plainYAMLError(err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	msgs := make([]string, len(te.Errors))
+	for i, m := range te.Errors {
+		m = reUnknownKey.ReplaceAllStringFunc(m, func(s string) string {
+			g := reUnknownKey.FindStringSubmatch(s)
+			return fmt.Sprintf("unknown key %s%s (config.yaml at the repository root lists every key)", configSections[g[2]], g[1])
+		})
+		m = reWrongType.ReplaceAllStringFunc(m, func(s string) string {
+			g := reWrongType.FindStringSubmatch(s)
+			want := map[string]string{
+				"int": "a whole number", "bool": "true or false", "string": "a string",
+				"[]string": "a list, written [a, b]",
+			}[g[2]]
+			if want == "" {
+				want = g[2]
+			}
+			return fmt.Sprintf("%q is not %s", g[1], want)
+		})
+		msgs[i] = m
+	}
+	return errors.New(strings.Join(msgs, "; "))
 }
 
 // applySet overlays one --set key=value, where key is a dotted path such as
@@ -165,7 +208,9 @@ func applySet(cfg *Config, kv string) error {
 	// Quote nothing: the value is YAML, so lists ([a, b]) and numbers work.
 	fmt.Fprintf(&doc, " %s\n", value)
 	if err := decodeStrict([]byte(doc.String()), cfg); err != nil {
-		return fmt.Errorf("--set %s: %w", key, err)
+		// Line numbers refer to the document built above, not to anything
+		// the user wrote.
+		return fmt.Errorf("--set %s: %s", key, reLinePrefix.ReplaceAllString(err.Error(), ""))
 	}
 	return nil
 }

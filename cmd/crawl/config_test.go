@@ -48,7 +48,7 @@ func TestBadConfigs(t *testing.T) {
 		file string
 		want []string // every one must appear in the error
 	}{
-		{"unknown_key.bad.yaml", []string{"line 3", "delai"}},
+		{"unknown_key.bad.yaml", []string{"line 3", "unknown key fetch.delai"}},
 		{"bad_duration.bad.yaml", []string{"line 2", `"soon" is not a duration`}},
 		{"bad_size.bad.yaml", []string{"line 2", "not a size"}},
 		{"bad_values.bad.yaml", []string{"contentseen.k", "fetch.parallelism"}},
@@ -99,10 +99,16 @@ func TestBadSet(t *testing.T) {
 		{"fetch..delay=1s", "empty key"},
 		{"fetch.parallelism=-3", "fetch.parallelism"},
 		{"fetch.delay=tomorrow", "not a duration"},
+		{"fetch.per_hots=2", "unknown key fetch.per_hots"},
+		{"scope.max_pages=abc", `"abc" is not a whole number`},
+		{"scope.exclude=copies", "a list, written [a, b]"},
 	} {
 		_, err := loadConfig("", []string{tc.set})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("--set %s: err = %v, want it to mention %q", tc.set, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "line ") {
+			t.Errorf("--set %s: err = %v names a line of a file the user never wrote", tc.set, err)
 		}
 	}
 }
