@@ -405,3 +405,25 @@ func TestReopenWithOtherLayoutSaysHowToContinue(t *testing.T) {
 		t.Fatalf("reopen with another layout: err = %v, want a hint naming --set contentseen.layout=10x28", err)
 	}
 }
+
+// The k a crawl judged with is recorded, so that `crawl stats` reads the
+// histograms against the right threshold.
+func TestDataRecordsK(t *testing.T) {
+	opts := testOptions(t, "http://127.0.0.1:1/")
+	opts.K = 2
+	c, err := Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := OpenData(opts.DataDir, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if k, ok, err := d.K(); err != nil || !ok || k != 2 {
+		t.Errorf("K() = %d, %v, %v; want 2, true", k, ok, err)
+	}
+}

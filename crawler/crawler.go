@@ -120,6 +120,9 @@ func (c *Crawler) openParts(layout contentseen.Layout) error {
 	if err != nil {
 		return fmt.Errorf("crawler: %w", err)
 	}
+	if err := c.db.Update(func(tx *bolt.Tx) error { return putK(tx, c.k) }); err != nil {
+		return fmt.Errorf("crawler: record k: %w", err)
+	}
 	if err := reconcileDropLog(context.Background(), c.opts.DropLog, c.store); err != nil {
 		return err
 	}
@@ -167,6 +170,13 @@ func (c *Crawler) Close() error {
 // everything decided so far is saved and a later Run resumes.
 func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	start := time.Now()
+	if c.opts.RetryFailed {
+		n, err := c.frontier.RetryFailed(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("crawler: retry failed URLs: %w", err)
+		}
+		c.opts.Logger.Info("failed URLs queued again", "urls", n)
+	}
 	if err := c.addSeeds(ctx); err != nil {
 		return nil, err
 	}

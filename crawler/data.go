@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
+	"github.com/simcrawl/simcrawl/frontier"
 	"github.com/simcrawl/simcrawl/storage"
 )
 
@@ -50,3 +52,45 @@ func OpenData(dir string, timeout time.Duration) (*Data, error) {
 
 // Close closes the database.
 func (d *Data) Close() error { return d.DB.Close() }
+
+// crawlBucket holds what the crawler itself records about a data directory.
+var (
+	crawlBucket = []byte("crawl")
+	kKey        = []byte("k")
+)
+
+// putK records the near-duplicate threshold of the crawl opening the data
+// directory, so that tools reading it later (crawl stats) know the k its
+// drops were judged with.
+func putK(tx *bolt.Tx, k int) error {
+	b, err := tx.CreateBucketIfNotExists(crawlBucket)
+	if err != nil {
+		return err
+	}
+	return b.Put(kKey, []byte(strconv.Itoa(k)))
+}
+
+// K returns the k of the last crawl on the data directory; ok is false when
+// none recorded one.
+func (d *Data) K() (k int, ok bool, err error) {
+	err = d.DB.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(crawlBucket)
+		if b == nil || b.Get(kKey) == nil {
+			return nil
+		}
+		var perr error
+		k, perr = strconv.Atoi(string(b.Get(kKey)))
+		ok = perr == nil
+		return perr
+	})
+	if err != nil {
+		return 0, false, fmt.Errorf("crawler: read k: %w", err)
+	}
+	return k, ok, nil
+}
+
+// Failed calls fn for every URL the crawl recorded as failed, with the
+// reason, in URL order.
+func (d *Data) Failed(fn func(url, reason string) error) error {
+	return d.DB.View(func(tx *bolt.Tx) error { return frontier.ReadFailed(tx, "", fn) })
+}

@@ -30,6 +30,7 @@ type Options struct {
 	Delay         time.Duration // between request starts to one host; 0 = none
 	MaxCrawlDelay time.Duration // cap on robots.txt Crawl-delay
 	Retries       int
+	RetryFailed   bool          // queue the URLs earlier runs recorded as failed again
 	RetryBackoff  time.Duration // first retry delay; doubles per attempt
 	Fetch         FetchOptions
 

@@ -26,8 +26,11 @@ var (
 	bRetry    = []byte("retry")
 	bInflight = []byte("inflight")
 	bFailed   = []byte("failed")
-	bMeta     = []byte("meta")
-	kCounts   = []byte("counts")
+	// bFailedItem keeps a failed URL's item (depth, source, attempts) so
+	// that RetryFailedTx can queue it again where it was.
+	bFailedItem = []byte("failed-item")
+	bMeta       = []byte("meta")
+	kCounts     = []byte("counts")
 )
 
 const (

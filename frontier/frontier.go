@@ -130,7 +130,7 @@ func New(db *bolt.DB, o Options) (*Frontier, error) {
 		if err != nil {
 			return err
 		}
-		for _, name := range [][]byte{bSeen, bQueue, bRetry, bInflight, bFailed, bMeta} {
+		for _, name := range [][]byte{bSeen, bQueue, bRetry, bInflight, bFailed, bFailedItem, bMeta} {
 			if _, err := top.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}

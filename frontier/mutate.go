@@ -165,6 +165,10 @@ func (f *Frontier) complete(tx *bolt.Tx, it Item, state byte, text string, after
 		if err := c.top.Bucket(bFailed).Put(key, []byte(text)); err != nil {
 			return err
 		}
+		stored.LastError = text
+		if err := c.top.Bucket(bFailedItem).Put(key, encodeItem(stored)); err != nil {
+			return err
+		}
 	case stPending:
 		c.delta.pending = 1
 		seenVal = seenVal[:1]

@@ -37,7 +37,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"crawl", "--seeds FILE [--config FILE] [--data DIR] [--set key=value]... [--metrics ADDR]",
+		{"crawl", "--seeds FILE [--config FILE] [--data DIR] [--set key=value]... [--metrics ADDR] [--retry-failed]",
 			"crawl from the seed URLs, dropping near-duplicate pages", (*Main).runCrawl},
 		{"demo", "[--data DIR] [--keep]",
 			"serve a small built-in site on 127.0.0.1 and crawl it", (*Main).runDemo},
@@ -47,6 +47,8 @@ func commands() []command {
 			"print the Hamming distance and similarity of two files", (*Main).runDistance},
 		{"extract", "[--json] FILE|URL...",
 			"print what the crawler sees of a page: title, language, charset, text, links", (*Main).runExtract},
+		{"failed", "[--data DIR] [--json]",
+			"list the URLs the crawl gave up on, with the reason", (*Main).runFailed},
 		{"export", "[--data DIR] [--format jsonl|warc] [--out FILE]",
 			"write every stored page as JSON Lines, or as WARC/1.1 (.warc.gz) with its fingerprint", (*Main).runExport},
 		{"eval", "--pairs FILE.jsonl [--features SPEC,...] [--json]",

@@ -54,6 +54,7 @@ func (m *Main) runCrawl(ctx context.Context, args []string) error {
 	fset := m.newFlagSet("crawl")
 	var cf configFlags
 	seedsPath := fset.String("seeds", "", "seeds file: one URL per line, # comments (required)")
+	retryFailed := fset.Bool("retry-failed", false, "queue the URLs earlier runs gave up on (crawl failed lists them) again")
 	metrics := fset.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics while crawling, e.g. 127.0.0.1:9090 (overrides the config's metrics key)")
 	m.addConfigFlags(fset, &cf)
 	if err := fset.Parse(args); err != nil {
@@ -80,7 +81,7 @@ func (m *Main) runCrawl(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return m.crawl(ctx, cfg, seeds, nil)
+	return m.crawl(ctx, cfg, seeds, func(o *crawler.Options) { o.RetryFailed = *retryFailed })
 }
 
 // crawl runs one crawl and prints its summary. tweak, when not nil, adjusts

@@ -102,6 +102,9 @@ func (m *Main) runDups(ctx context.Context, args []string) (err error) {
 	if f.minD < 0 {
 		return fmt.Errorf("dups: --min-distance %d: want >= 0", f.minD)
 	}
+	if f.maxD >= 0 && f.maxD < f.minD {
+		return fmt.Errorf("dups: --max-distance %d is below --min-distance %d: nothing could match", f.maxD, f.minD)
+	}
 	f.filterActive = f.host != "" || f.reason != "" || f.minD > 0 || f.maxD >= 0
 	data, err := m.openData(cf, "dups")
 	if err != nil {

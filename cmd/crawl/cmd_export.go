@@ -63,6 +63,6 @@ func (m *Main) runExport(ctx context.Context, args []string) (err error) {
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	fmt.Fprintf(m.Stderr, "exported %d pages\n", n)
+	fmt.Fprintf(m.Stderr, "exported %d page%s\n", n, plural(n))
 	return nil
 }

@@ -71,7 +71,11 @@ func (m *Main) runExtract(ctx context.Context, args []string) error {
 		}
 		printExtract(m, out)
 	}
-	return errors.Join(errs...)
+	if len(errs) > 0 {
+		// Each error was printed with its input above.
+		return fmt.Errorf("extract: %d of %d inputs failed", len(errs), fset.NArg())
+	}
+	return nil
 }
 
 func (m *Main) extractOne(ctx context.Context, cfg Config, fetcher **crawler.Fetcher, in string) (*extract.Document, error) {

@@ -25,8 +25,9 @@ type statsJSON struct {
 	Failed       int     `json:"failed"`    // URLs given up on
 	Pending      int     `json:"pending"`   // URLs still queued (a resumed crawl fetches them)
 	DropRate     float64 `json:"drop_rate"` // dropped / (stored + dropped)
-	K            int     `json:"k"`         // the configured threshold, for reference
-	Features     string  `json:"features"`  // the feature scheme the index was built with
+	K            int     `json:"k"`         // the threshold of the last crawl (else the configured one)
+	KSource      string  `json:"-"`
+	Features     string  `json:"features"` // the feature scheme the index was built with
 
 	Hosts []hostStatsJSON `json:"hosts"` // the hosts with the most drops, at most 10
 
@@ -80,7 +81,12 @@ func (m *Main) runStats(ctx context.Context, args []string) (err error) {
 	if err != nil {
 		return fmt.Errorf("stats: %w", err)
 	}
-	s.K = cfg.ContentSeen.K
+	s.K, s.KSource = cfg.ContentSeen.K, "the configuration"
+	if k, ok, err := data.K(); err != nil {
+		return fmt.Errorf("stats: %w", err)
+	} else if ok {
+		s.K, s.KSource = k, "the last crawl"
+	}
 	bw := bufio.NewWriter(m.Stdout)
 	if *asJSON {
 		enc := json.NewEncoder(bw)
@@ -190,7 +196,7 @@ func writeStats(w io.Writer, s *statsJSON) {
 		s.DroppedExact, s.DroppedNear, s.DroppedExact+s.DroppedNear, 100*s.DropRate)
 	fmt.Fprintf(w, "Failed   %d URLs\nPending  %d URLs\n", s.Failed, s.Pending)
 	if s.Features != "" {
-		fmt.Fprintf(w, "Features %s; k = %d (from the configuration)\n", s.Features, s.K)
+		fmt.Fprintf(w, "Features %s; k = %d (from %s)\n", s.Features, s.K, s.KSource)
 	}
 	if len(s.Hosts) > 0 {
 		fmt.Fprintf(w, "\nDrop rate by host (top %d by drops):\n", statsTopHosts)

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/simcrawl/simcrawl/internal/demosite"
@@ -177,5 +179,54 @@ func TestExtractJSON(t *testing.T) {
 	}
 	if got.Title == "" || !strings.Contains(got.Text, "First paragraph") || got.Links == 0 {
 		t.Errorf("extract --json = %+v", got)
+	}
+}
+
+// A URL that failed is listed by `crawl failed` and fetched again, and
+// stored, by a rerun with --retry-failed.
+func TestFailedAndRetryFailed(t *testing.T) {
+	var mu sync.Mutex
+	up := false
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		ok := up
+		mu.Unlock()
+		if !ok {
+			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<html><body><article><p>The site is back: a long enough article about the river clean-up,
+the library's Sunday hours and the covered market, so that it can be fingerprinted.</p></article></body></html>`))
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", srv.URL+"/\n")
+	data := filepath.Join(dir, "data")
+	args := []string{"--seeds", seeds, "--data", data, "--set", "fetch.delay=0s", "--set", "fetch.retries=0", "--set", "log.level=warn"}
+	if _, _, err := run(t, "", args...); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := run(t, "", "failed", "--data", data, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f failedJSON
+	if err := json.Unmarshal([]byte(out), &f); err != nil || f.URL != srv.URL+"/" || !strings.Contains(f.Reason, "503") {
+		t.Fatalf("crawl failed --json = %q (%v), want the seed with its 503", out, err)
+	}
+	mu.Lock()
+	up = true
+	mu.Unlock()
+	if out, _, err = run(t, "", append(args, "--retry-failed")...); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "stored 1") {
+		t.Errorf("rerun with --retry-failed did not store the page:\n%s", out)
+	}
+	if out, _, err = run(t, "", "failed", "--data", data); err != nil || out != "" {
+		t.Errorf("crawl failed after the retry = %q, %v; want nothing", out, err)
 	}
 }

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// failedJSON is one line of `crawl failed --json`; its field names are a
+// contract for scripts.
+type failedJSON struct {
+	URL    string `json:"url"`
+	Reason string `json:"reason"`
+}
+
+func (m *Main) runFailed(ctx context.Context, args []string) (err error) {
+	fset := m.newFlagSet("failed")
+	asJSON := fset.Bool("json", false, `one JSON object per URL: {"url","reason"}`)
+	var cf configFlags
+	m.addConfigFlags(fset, &cf)
+	if err := fset.Parse(args); err != nil {
+		return err
+	}
+	if fset.NArg() > 0 {
+		return fmt.Errorf("failed: unexpected argument %q", fset.Arg(0))
+	}
+	data, err := m.openData(cf, "failed")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := data.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("failed: close: %w", cerr)
+		}
+	}()
+	bw := bufio.NewWriter(m.Stdout)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	n := 0
+	err = data.Failed(func(url, reason string) error {
+		n++
+		if *asJSON {
+			return enc.Encode(failedJSON{URL: url, Reason: reason})
+		}
+		_, err := fmt.Fprintf(bw, "%s\t%s\n", url, reason)
+		return err
+	})
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return fmt.Errorf("failed: %w", err)
+	}
+	if !*asJSON {
+		fmt.Fprintf(m.Stderr, "%d failed URLs; `crawl --seeds ... --retry-failed` queues them again\n", n)
+	}
+	return nil
+}
