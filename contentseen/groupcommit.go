@@ -3,6 +3,7 @@ package contentseen
 import (
 	"context"
 	"fmt"
+	"runtime"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -60,21 +61,33 @@ func (x *BoltIndex) commitLoop() {
 	defer close(x.done)
 	group := make([]*request, 0, maxGroup)
 	for r := range x.reqs {
-		group = append(group[:0], r)
-	drain:
-		for len(group) < maxGroup {
-			select {
-			case r, ok := <-x.reqs:
-				if !ok {
-					break drain
-				}
-				group = append(group, r)
-			default:
-				break drain
-			}
+		group = x.drain(append(group[:0], r))
+		if len(group) < maxGroup {
+			// Let the callers that the last commit released queue their
+			// next request: a bigger group shares one commit's fsync and
+			// dirty pages. A yield, not a wait: alone, a caller is not
+			// delayed.
+			runtime.Gosched()
+			group = x.drain(group)
 		}
 		x.commit(group)
 	}
+}
+
+// drain appends the requests queued now to group, up to maxGroup.
+func (x *BoltIndex) drain(group []*request) []*request {
+	for len(group) < maxGroup {
+		select {
+		case r, ok := <-x.reqs:
+			if !ok {
+				return group
+			}
+			group = append(group, r)
+		default:
+			return group
+		}
+	}
+	return group
 }
 
 // commit runs a group in one write transaction. If the transaction fails,

@@ -286,6 +286,7 @@ func BenchmarkIndexBoltSeenDurableFull(b *testing.B) {
 			var next atomic.Uint64
 			next.Store(uint64(n))
 			b.ReportAllocs()
+			b.ResetTimer() // not the load
 			b.SetParallelism(max(1, 1024/max(1, runtimeProcs())))
 			start := time.Now()
 			b.RunParallel(func(pb *testing.PB) {
