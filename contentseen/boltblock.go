@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"slices"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -16,10 +17,10 @@ import (
 //	key   table number (1 byte) + lower bound (8 bytes, big-endian): the
 //	      smallest permuted fingerprint the block may hold; 0 for the
 //	      table's first block, else the block's first entry
-//	value id width w (1 byte, 1..8), then the entries sorted by permuted
-//	      fingerprint: permuted fingerprint (8 bytes, big-endian) and id
-//	      (its low w bytes, big-endian), w the fewest bytes that hold the
-//	      block's largest id
+//	value id width w (1 byte, 1..8); the n permuted fingerprints of the
+//	      block, sorted (8 bytes each, big-endian); their n ids in the same
+//	      order (the low w bytes of each, big-endian), w the fewest bytes
+//	      that hold the block's largest id
 //
 // A block holds the entries from its lower bound up to the next block's.
 // A query seeks once per table to the block holding its prefix and scans
@@ -49,11 +50,13 @@ var tablesBucket = []byte("tables")
 // entry is one fingerprint of a table: permuted, with its id.
 type entry struct{ p, id uint64 }
 
-// blockReader reads the entries of one block value in place.
+// blockReader reads the entries of one block value in place. The
+// fingerprints come first and the ids after them, so that a query's scan
+// reads 8 bytes per candidate and ids only for matches.
 type blockReader struct {
-	b      []byte // the entries, after the width byte
+	b      []byte // the fingerprints and ids, after the width byte
 	w      int    // id width
-	stride int    // 8 + w
+	stride int    // 8 + w: bytes per entry
 	n      int    // number of entries
 }
 
@@ -65,11 +68,12 @@ func readBlock(v []byte) (blockReader, error) {
 	return blockReader{b: v[1:], w: w, stride: 8 + w, n: (len(v) - 1) / (8 + w)}, nil
 }
 
-func (r blockReader) p(i int) uint64 { return binary.BigEndian.Uint64(r.b[i*r.stride:]) }
+func (r blockReader) p(i int) uint64 { return binary.BigEndian.Uint64(r.b[8*i:]) }
 
 func (r blockReader) id(i int) uint64 {
 	var id uint64
-	for _, c := range r.b[i*r.stride+8 : (i+1)*r.stride] {
+	at := 8*r.n + i*r.w
+	for _, c := range r.b[at : at+r.w] {
 		id = id<<8 | uint64(c)
 	}
 	return id
@@ -213,14 +217,14 @@ func insertInto(tables *bolt.Bucket, t int, at blockRef, e entry, limit int) err
 	if len(v)+r.stride > limit || idWidth([]entry{e}) > r.w {
 		return mergeTable(tables, t, []entry{e}, limit)
 	}
-	pos := 1 + r.search(e.p)*r.stride
-	nv := make([]byte, len(v)+r.stride)
-	copy(nv, v[:pos])
-	binary.BigEndian.PutUint64(nv[pos:], e.p)
-	for i, s := 0, (r.w-1)*8; s >= 0; i, s = i+1, s-8 {
-		nv[pos+8+i] = byte(e.id >> uint(s))
-	}
-	copy(nv[pos+r.stride:], v[pos:])
+	i := r.search(e.p)
+	nv := make([]byte, 1, len(v)+r.stride)
+	nv[0] = v[0]
+	nv = append(nv, r.b[:8*i]...)
+	nv = binary.BigEndian.AppendUint64(nv, e.p)
+	nv = append(nv, r.b[8*i:8*r.n+r.w*i]...) // fingerprints after e, ids before
+	nv = appendID(nv, e.id, r.w)
+	nv = append(nv, r.b[8*r.n+r.w*i:]...)
 	if err := tables.Put(bytes.Clone(key), nv); err != nil {
 		return fmt.Errorf("table %d: write block: %w", t, err)
 	}
@@ -301,20 +305,33 @@ func writeBlocks(tables *bolt.Bucket, t int, lb uint64, es []entry, limit int) e
 		if start > 0 {
 			lb = part[0].p
 		}
-		pw := idWidth(part)
-		v := make([]byte, 1, 1+len(part)*(8+pw))
-		v[0] = byte(pw)
-		for _, e := range part {
-			v = binary.BigEndian.AppendUint64(v, e.p)
-			for s := (pw - 1) * 8; s >= 0; s -= 8 {
-				v = append(v, byte(e.id>>uint(s)))
-			}
-		}
-		if err := tables.Put(blockKey(t, lb), v); err != nil {
+		if err := tables.Put(blockKey(t, lb), appendBlock(nil, part)); err != nil {
 			return fmt.Errorf("table %d: write block: %w", t, err)
 		}
 	}
 	return nil
+}
+
+// appendBlock appends the block value of es (sorted) to v.
+func appendBlock(v []byte, es []entry) []byte {
+	w := idWidth(es)
+	v = slices.Grow(v, 1+len(es)*(8+w))
+	v = append(v, byte(w))
+	for _, e := range es {
+		v = binary.BigEndian.AppendUint64(v, e.p)
+	}
+	for _, e := range es {
+		v = appendID(v, e.id, w)
+	}
+	return v
+}
+
+// appendID appends the low w bytes of id, big-endian.
+func appendID(v []byte, id uint64, w int) []byte {
+	for s := (w - 1) * 8; s >= 0; s -= 8 {
+		v = append(v, byte(id>>uint(s)))
+	}
+	return v
 }
 
 // idWidth returns the bytes needed for the largest id of es (at least 1).

@@ -358,12 +358,7 @@ func TestBlockSearch(t *testing.T) {
 		for i, p := range ps {
 			es[i] = entry{p: p, id: uint64(i)}
 		}
-		v := []byte{1}
-		for _, e := range es {
-			v = binary.BigEndian.AppendUint64(v, e.p)
-			v = append(v, byte(e.id))
-		}
-		r, err := readBlock(v)
+		r, err := readBlock(appendBlock(nil, es))
 		if err != nil {
 			t.Fatal(err)
 		}
