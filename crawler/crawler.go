@@ -193,7 +193,9 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	defer stopTaking()
 	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWork()
+	drainDone := make(chan struct{})
 	go func() {
+		defer close(drainDone)
 		select {
 		case <-ctx.Done():
 			// A fetch may take two timeouts: robots.txt, then the page.
@@ -223,6 +225,7 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	}
 	wg.Wait()
 	cancelWork()
+	<-drainDone
 	statusDone()
 	close(errc)
 	var errs []error

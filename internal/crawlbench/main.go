@@ -17,6 +17,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -61,8 +62,16 @@ func run() error {
 	site := &demosite.Generated{N: *pages, DupEvery: 10, LinksPerPage: *links, PageBytes: *size,
 		ExtraLinkBase: fmt.Sprintf("http://localhost:%d", port), SlowHost: "localhost"}
 	srv := &http.Server{Handler: site, ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
-	defer srv.Close()
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	defer func() {
+		if err := srv.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "crawlbench: stop server:", err)
+		}
+		if err := <-serveErr; !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintln(os.Stderr, "crawlbench: server:", err)
+		}
+	}()
 	base := "http://" + ln.Addr().String()
 
 	dir, err := os.MkdirTemp("", "crawlbench-")
