@@ -86,6 +86,9 @@ func (m *Main) runDedup(ctx context.Context, args []string) (err error) {
 	}
 	if sum != nil {
 		printDedupSummary(m.Stdout, sum)
+		if src.malformed > 0 {
+			fmt.Fprintf(m.Stdout, "Skipped %d malformed input lines or records (each named in a warning above).\n", src.malformed)
+		}
 		if kept != nil {
 			fmt.Fprintf(m.Stdout, "Kept records of this run: %s (%d)\n", *out, kept.n)
 		}

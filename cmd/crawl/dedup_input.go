@@ -41,6 +41,9 @@ type inputs struct {
 	format  string
 	maxBody int64
 	log     *slog.Logger
+	// malformed counts input lines and records skipped as unreadable
+	// (each also logged as a warning), for the summary.
+	malformed int
 
 	cur    crawler.RecordSource // the open input
 	closer io.Closer            // of cur; nil for a directory
@@ -110,13 +113,13 @@ func (in *inputs) open(path string) error {
 		if err != nil {
 			return fmt.Errorf("dedup: %s: %w", path, err)
 		}
-		in.cur = &warcInput{r: r, path: path, maxBody: in.maxBody, log: in.log}
+		in.cur = &warcInput{r: r, path: path, maxBody: in.maxBody, log: in.log, malformed: &in.malformed}
 	case formatJSONL:
 		r, err := maybeGunzip(f)
 		if err != nil {
 			return fmt.Errorf("dedup: %s: %w", path, err)
 		}
-		in.cur = &jsonlInput{r: bufio.NewReaderSize(r, 64<<10), path: path, maxLine: 2*in.maxBody + 64<<10, log: in.log}
+		in.cur = &jsonlInput{r: bufio.NewReaderSize(r, 64<<10), path: path, maxLine: 2*in.maxBody + 64<<10, log: in.log, malformed: &in.malformed}
 	default:
 		in.cur = &htmlTree{stack: [][]string{{path}}, maxBody: in.maxBody}
 	}
@@ -270,6 +273,8 @@ type jsonlInput struct {
 	line    int
 	maxLine int64
 	log     *slog.Logger
+	// malformed counts the lines skipped (inputs.malformed).
+	malformed *int
 }
 
 func (j *jsonlInput) Next(ctx context.Context) (*crawler.Record, error) {
@@ -280,6 +285,7 @@ func (j *jsonlInput) Next(ctx context.Context) (*crawler.Record, error) {
 		}
 		j.line++
 		if b == nil {
+			*j.malformed++
 			j.log.Warn("skipped line: longer than the limit", "input", j.path, "line", j.line, "limit", j.maxLine)
 			continue
 		}
@@ -288,10 +294,12 @@ func (j *jsonlInput) Next(ctx context.Context) (*crawler.Record, error) {
 		}
 		var l jsonLine
 		if err := json.Unmarshal(b, &l); err != nil {
+			*j.malformed++
 			j.log.Warn("skipped line: not a JSON object", "input", j.path, "line", j.line, "error", err)
 			continue
 		}
 		if l.HTML == "" && l.Text == "" {
+			*j.malformed++
 			j.log.Warn("skipped line: neither html nor text", "input", j.path, "line", j.line)
 			continue
 		}
@@ -349,10 +357,11 @@ func (j *jsonlInput) readLine() ([]byte, error) {
 // HTML content type (or none), Content-Encoding gzip or deflate decoded.
 // Other records (requests, metadata, images, revisits) are passed over.
 type warcInput struct {
-	r       *warc.Reader
-	path    string
-	maxBody int64
-	log     *slog.Logger
+	r         *warc.Reader
+	path      string
+	maxBody   int64
+	log       *slog.Logger
+	malformed *int // records skipped (inputs.malformed)
 }
 
 func (w *warcInput) Next(ctx context.Context) (*crawler.Record, error) {
@@ -397,6 +406,7 @@ func (w *warcInput) response(rec *warc.Record, target string) *crawler.Record {
 	}
 	resp, err := warc.ReadResponse(rec.Block)
 	if err != nil {
+		*w.malformed++
 		w.log.Warn("skipped WARC record: bad HTTP response", "input", w.path, "offset", rec.Offset, "url", target, "error", err)
 		return nil
 	}
@@ -405,6 +415,7 @@ func (w *warcInput) response(rec *warc.Record, target string) *crawler.Record {
 	}
 	body, cut, err := w.payload(resp.Header.Get("Content-Encoding"), resp.Body)
 	if err != nil {
+		*w.malformed++
 		w.log.Warn("skipped WARC record: body", "input", w.path, "offset", rec.Offset, "url", target, "error", err)
 		return nil
 	}
@@ -426,6 +437,7 @@ func (w *warcInput) resource(rec *warc.Record, target string) *crawler.Record {
 	}
 	body, cut, err := readBody(rec.Block, w.maxBody)
 	if err != nil {
+		*w.malformed++
 		w.log.Warn("skipped WARC record", "input", w.path, "offset", rec.Offset, "url", target, "error", err)
 		return nil
 	}

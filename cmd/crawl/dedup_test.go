@@ -435,3 +435,20 @@ func TestDedupKillNineThenResume(t *testing.T) {
 		}
 	}
 }
+
+// Malformed input lines are skipped, each warned about, and counted in the
+// summary.
+func TestDedupCountsMalformedLines(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "in.jsonl", `{"url":"https://example.org/a","text":"A first record with enough words to be fingerprinted by the near-duplicate stage of the crawler."}
+not json at all
+{"url":"https://example.org/b"}
+`)
+	out, _, err := run(t, "", "dedup", "--data", filepath.Join(dir, "data"), "--input", in, "--set", "log.level=error")
+	if err != nil {
+		t.Fatalf("dedup: %v", err)
+	}
+	if !strings.Contains(out, "Skipped 2 malformed input lines or records") {
+		t.Errorf("summary does not count the two bad lines:\n%s", out)
+	}
+}
