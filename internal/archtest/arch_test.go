@@ -110,3 +110,28 @@ func TestLeavesImportOnlyTheirOwnDependencies(t *testing.T) {
 		}
 	}
 }
+
+// Every library package shows its use in a runnable example (go vet checks
+// that examples name real identifiers; go test runs them).
+func TestEveryLibraryPackageHasAnExample(t *testing.T) {
+	for _, dir := range []string{"contentseen", "crawler", "extract", "frontier", "storage", "warc"} {
+		files, err := filepath.Glob(filepath.Join("../..", dir, "*_test.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(b), "\nfunc Example") && strings.Contains(string(b), "// Output:") {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("package %s has no runnable example (func Example... with // Output:)", dir)
+		}
+	}
+}
