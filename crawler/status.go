@@ -145,7 +145,7 @@ func (s *Summary) Print(w io.Writer) {
 	if total > 0 {
 		rate = 100 * float64(s.Drops) / float64(total)
 	}
-	fmt.Fprintf(w, "All runs: %d pages stored, %d dropped as duplicates (drop rate %.1f%%), %d URLs failed, %d still queued\n",
+	fmt.Fprintf(w, "All runs: %d pages stored, %d dropped as duplicates (drop rate %.1f%%); URLs failed: %d, still queued: %d\n",
 		s.Pages, s.Drops, rate, s.Failed, s.Frontier.Pending)
 	if s.PageLimit > 0 {
 		fmt.Fprintf(w, "Stopped at the page limit (scope.max_pages = %d stored pages); raise it and rerun to continue.\n", s.PageLimit)

@@ -82,7 +82,7 @@ func TestStatsCommand(t *testing.T) {
 		}
 	}
 	// The frontier's counts as the crawl itself reported them.
-	if want := fmt.Sprintf("%d URLs failed, 0 still queued", s.Failed); !strings.Contains(summary, want) {
+	if want := fmt.Sprintf("URLs failed: %d, still queued: 0", s.Failed); !strings.Contains(summary, want) {
 		t.Errorf("stats says %d failed, %d pending; the crawl's summary says:\n%s", s.Failed, s.Pending, summary)
 	}
 	if s.Sampled || s.K != 3 || s.Features != "words,min=8" || len(s.NearestNeighbourDistances) != 65 {
