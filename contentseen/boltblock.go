@@ -27,12 +27,15 @@ import (
 // the entries of the prefix range with XOR and popcount, stepping to the
 // next block only when the range crosses a boundary. An insert rewrites
 // the one block per table its fingerprint falls in and splits a block that
-// grows past maxBlock bytes into halves. Keys per block rather than per
-// fingerprint make bbolt's B+tree some 80 times smaller: fewer pages to
-// seek through, and far fewer keys to decode when a write touches a page.
+// grows past maxBlock bytes into halves. One key per block rather than per
+// fingerprint gives the tables' B+tree some 80 times fewer keys: a write
+// that touches a page decodes and re-encodes a few keys, not hundreds, and
+// the values pack the fingerprints densely (8 bytes plus the id's bytes).
 //
-// The entry format is the place for issue 6's compressed blocks: a block
-// is read only through blockReader and written only through writeBlocks.
+// The value format is the place for issue 6's compressed blocks: a block
+// is read only through blockReader and written only by appendBlock and
+// insertInto's splice (which a compressed format would replace by a
+// decode and appendBlock).
 
 // formatVersion is recorded under formatKey in the meta bucket. Format 1
 // (one bbolt key per fingerprint per table, plus an fp->id bucket) had no
@@ -40,10 +43,11 @@ import (
 const formatVersion = "2"
 
 // maxBlock is the default largest block value in bytes. Inserts split a
-// block when it grows past it, AddBatch fills blocks up to it. About a
-// quarter of a bbolt page, so a leaf page holds several blocks and an
-// insert copies little.
-const maxBlock = 1024
+// block when it grows past it, AddBatch fills blocks up to it. Four full
+// blocks fill a 4 KiB bbolt leaf page (16 bytes of page header, 16 of
+// element header and 9 of key per block: 16 + 4 × (25 + 992) = 4,084), so
+// bulk-loaded pages are full and an insert copies under 1 KiB.
+const maxBlock = 992
 
 var tablesBucket = []byte("tables")
 
