@@ -1,0 +1,441 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/crawler"
+	"github.com/simcrawl/simcrawl/storage"
+)
+
+// `crawl index build` and `crawl index join`: the bulk forms of ContentSeen
+// for indexes too large to fill page by page. Both read fingerprints from
+// a fingerprint file (one per line: 16 hex digits, optionally whitespace
+// and a decimal id; the line number is the id when none is given) or from
+// a data directory's store (the non-thin pages, under their page IDs).
+
+func (m *Main) runIndex(ctx context.Context, args []string) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "build":
+			return m.runIndexBuild(ctx, args[1:])
+		case "join":
+			return m.runIndexJoin(ctx, args[1:])
+		}
+	}
+	fset := m.newFlagSet("index")
+	if err := fset.Parse(args); err != nil {
+		return err
+	}
+	fset.Usage()
+	if fset.NArg() == 0 {
+		return errors.New("index: want a subcommand: build or join")
+	}
+	return fmt.Errorf("index: unknown subcommand %q (want build or join)", fset.Arg(0))
+}
+
+// runIndexBuild writes a new standalone index file in one sorted pass
+// (BoltIndex.AddBatch). It never writes into a data directory: the crawl
+// keeps its own index page by page in crawl.db, and a rebuilt file there
+// would have to agree with its store; a standalone file cannot.
+func (m *Main) runIndexBuild(ctx context.Context, args []string) (err error) {
+	fset := m.newFlagSet("index")
+	from := fset.String("from", "", "fingerprint file, or a data directory whose stored pages to index\n(default: the data directory of --data or the config)")
+	out := fset.String("out", "", "the index file to create (required; must not exist)")
+	layoutName := fset.String("layout", "", "table layout: 4x16, 10x28, google16 or k<k>/<widths>/lead<n>\n(default: the data directory's, else 4x16)")
+	var cf configFlags
+	m.addConfigFlags(fset, &cf)
+	if err := fset.Parse(args); err != nil {
+		return err
+	}
+	if fset.NArg() > 0 {
+		return fmt.Errorf("index build: unexpected argument %q", fset.Arg(0))
+	}
+	if *out == "" {
+		fset.Usage()
+		return errors.New("index build: --out FILE is required")
+	}
+	if _, err := os.Stat(*out); err == nil {
+		return fmt.Errorf("index build: %s exists; remove it or choose another --out", *out)
+	}
+	src := *from
+	if src == "" {
+		cfg, err := cf.load()
+		if err != nil {
+			return err
+		}
+		src = cfg.Data
+	}
+
+	start := time.Now()
+	in, err := readFingerprints(ctx, src)
+	if err != nil {
+		return fmt.Errorf("index build: %w", err)
+	}
+	name := *layoutName
+	if name == "" {
+		name = in.layout
+	}
+	if name == "" {
+		name = contentseen.Layout4x16
+	}
+	layout, err := contentseen.LayoutByName(name)
+	if err != nil {
+		return fmt.Errorf("index build: %w", err)
+	}
+	read := time.Since(start)
+
+	x, err := contentseen.OpenBolt(*out, contentseen.BoltOptions{Layout: layout, Scheme: in.scheme, NoSync: true})
+	if err != nil {
+		return fmt.Errorf("index build: %w", err)
+	}
+	err = x.AddBatch(ctx, in.ids, in.fps)
+	if cerr := x.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("index build: %w", err)
+	}
+	fmt.Fprintf(m.Stderr, "indexed %d fingerprint%s from %s into %s (layout %s) in %v (reading %v)\n",
+		len(in.fps), plural(len(in.fps)), src, *out, layout.Name(),
+		time.Since(start).Round(time.Millisecond), read.Round(time.Millisecond))
+	return nil
+}
+
+// pairJSON is one line of `crawl index join --json`.
+type pairJSON struct {
+	BatchID  uint64 `json:"batch_id"`
+	StoredID uint64 `json:"stored_id"`
+	Distance int    `json:"distance"`
+}
+
+// runIndexJoin reports every (batch, stored) pair within k: the batch's
+// tables are built in memory and the stored fingerprints streamed through
+// them in partitions, one worker per CPU. Output is in stored order.
+func (m *Main) runIndexJoin(ctx context.Context, args []string) (err error) {
+	fset := m.newFlagSet("index")
+	batchPath := fset.String("batch", "", "fingerprint file of the batch (required)")
+	storedPath := fset.String("stored", "", "fingerprint file or data directory of the stored set (required)")
+	k := fset.Int("k", 3, "report pairs within k bits")
+	layoutName := fset.String("layout", contentseen.Layout4x16, "table layout over the batch: 4x16, 10x28, google16 or k<k>/<widths>/lead<n>")
+	asJSON := fset.Bool("json", false, `JSON Lines: {"batch_id","stored_id","distance"}`)
+	if err := fset.Parse(args); err != nil {
+		return err
+	}
+	if fset.NArg() > 0 {
+		return fmt.Errorf("index join: unexpected argument %q", fset.Arg(0))
+	}
+	if *batchPath == "" || *storedPath == "" {
+		fset.Usage()
+		return errors.New("index join: --batch FILE and --stored FILE|DATA are required")
+	}
+	layout, err := contentseen.LayoutByName(*layoutName)
+	if err != nil {
+		return fmt.Errorf("index join: %w", err)
+	}
+	batch, err := readFingerprintFile(ctx, *batchPath)
+	if err != nil {
+		return fmt.Errorf("index join: batch: %w", err)
+	}
+	j, err := contentseen.NewJoiner(layout, *k, batch.ids, batch.fps)
+	if err != nil {
+		return fmt.Errorf("index join: %w", err)
+	}
+
+	workers := runtime.GOMAXPROCS(0)
+	parts, counted, closeParts, err := storedPartitions(ctx, *storedPath, 4*workers)
+	if err != nil {
+		return fmt.Errorf("index join: stored: %w", err)
+	}
+	defer func() {
+		if cerr := closeParts(); err == nil && cerr != nil {
+			err = fmt.Errorf("index join: %w", cerr)
+		}
+	}()
+
+	bw := bufio.NewWriterSize(m.Stdout, 1<<16)
+	enc := json.NewEncoder(bw)
+	var line []byte
+	n := 0
+	err = contentseen.JoinPartitions(ctx, j, parts, workers, func(p contentseen.Pair) error {
+		n++
+		if *asJSON {
+			return enc.Encode(pairJSON{BatchID: p.BatchID, StoredID: p.StoredID, Distance: p.Distance})
+		}
+		line = strconv.AppendUint(line[:0], p.BatchID, 10)
+		line = append(line, ' ')
+		line = strconv.AppendUint(line, p.StoredID, 10)
+		line = append(line, ' ')
+		line = strconv.AppendInt(line, int64(p.Distance), 10)
+		line = append(line, '\n')
+		_, err := bw.Write(line)
+		return err
+	})
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return fmt.Errorf("index join: %w", err)
+	}
+	fmt.Fprintf(m.Stderr, "%d pair%s within %d bits: %d batch × %d stored fingerprints\n",
+		n, plural(n), *k, len(batch.fps), counted())
+	return nil
+}
+
+// fingerprints is an input read whole, with what its source records about
+// how it was made (empty for a fingerprint file).
+type fingerprints struct {
+	ids            []uint64
+	fps            []contentseen.Fingerprint
+	layout, scheme string
+}
+
+// readFingerprints reads a fingerprint file, or the stored pages of a data
+// directory when path is a directory.
+func readFingerprints(ctx context.Context, path string) (fingerprints, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fingerprints{}, err
+	}
+	if st.IsDir() {
+		return readDataFingerprints(ctx, path)
+	}
+	return readFingerprintFile(ctx, path)
+}
+
+// readDataFingerprints returns the fingerprints of the data directory's
+// non-thin stored pages, under their page IDs, with the layout and scheme
+// its index records.
+func readDataFingerprints(ctx context.Context, dir string) (in fingerprints, err error) {
+	d, err := crawler.OpenData(dir, 0)
+	if err != nil {
+		return in, err
+	}
+	defer func() {
+		if cerr := d.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	err = d.DB.View(func(tx *bolt.Tx) error {
+		in.layout, in.scheme, _ = contentseen.ReadBoltMeta(tx, "")
+		return nil
+	})
+	if err != nil {
+		return in, err
+	}
+	err = d.Store.PageHeaders(ctx, func(p *storage.Page) error {
+		if !p.Thin {
+			in.ids = append(in.ids, p.ID)
+			in.fps = append(in.fps, contentseen.Fingerprint(p.Fingerprint))
+		}
+		return nil
+	})
+	return in, err
+}
+
+// readFingerprintFile reads a whole fingerprint file.
+func readFingerprintFile(ctx context.Context, path string) (fingerprints, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return fingerprints{}, err
+	}
+	defer f.Close() // read-only: a close error loses nothing
+	src := newFileSource(f, path, 0, 1<<62, 1)
+	var in fingerprints
+	for n := 0; ; n++ {
+		if n%65536 == 0 {
+			if err := ctx.Err(); err != nil {
+				return in, err
+			}
+		}
+		id, fp, err := src.Next()
+		if err == io.EOF {
+			return in, nil
+		}
+		if err != nil {
+			return in, err
+		}
+		in.ids = append(in.ids, id)
+		in.fps = append(in.fps, fp)
+	}
+}
+
+// storedPartitions cuts the stored input into about n partitions: byte
+// ranges of a fingerprint file starting at line boundaries (each knowing
+// its first line number, for ids), or slices of a data directory's
+// fingerprints. counted returns how many fingerprints the partitions
+// yielded, once the join is over.
+func storedPartitions(ctx context.Context, path string, n int) (parts []contentseen.FingerprintSource, counted func() int, closeAll func() error, err error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if st.IsDir() {
+		in, err := readDataFingerprints(ctx, path)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return contentseen.SplitSlices(in.ids, in.fps, n), func() int { return len(in.fps) }, func() error { return nil }, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	closeAll = f.Close
+	starts, lines, err := lineSplits(f, st.Size(), n)
+	if err != nil {
+		return nil, nil, nil, errors.Join(err, f.Close())
+	}
+	var srcs []*fileSource
+	for i := range starts {
+		end := st.Size()
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		s := newFileSource(f, path, starts[i], end, lines[i])
+		srcs = append(srcs, s)
+		parts = append(parts, s)
+	}
+	counted = func() int {
+		c := 0
+		for _, s := range srcs {
+			c += s.count
+		}
+		return c
+	}
+	return parts, counted, closeAll, nil
+}
+
+// lineSplits returns up to n offsets in f (of size size), each at the start
+// of a line, splitting it into parts of about equal bytes, and the line
+// number of each (counting newlines in one pass over the file).
+func lineSplits(f *os.File, size int64, n int) (starts []int64, lines []int, err error) {
+	starts = []int64{0}
+	buf := make([]byte, 1<<20)
+	for i := 1; i < n; i++ {
+		// The first line starting at or after the target.
+		off := max(size*int64(i)/int64(n)-1, starts[len(starts)-1])
+		for off < size {
+			m, err := f.ReadAt(buf[:4096], off)
+			if err != nil && err != io.EOF {
+				return nil, nil, err
+			}
+			if nl := bytes.IndexByte(buf[:m], '\n'); nl >= 0 {
+				off += int64(nl) + 1
+				break
+			}
+			off += int64(m)
+		}
+		if off < size && off > starts[len(starts)-1] {
+			starts = append(starts, off)
+		}
+	}
+	lines = make([]int, len(starts))
+	lines[0] = 1
+	line, next := 1, 1
+	for off := int64(0); off < size && next < len(starts); {
+		m, err := f.ReadAt(buf, off)
+		if err != nil && err != io.EOF {
+			return nil, nil, err
+		}
+		chunk := buf[:m]
+		for next < len(starts) && starts[next] <= off+int64(m) {
+			cut := starts[next] - off
+			lines[next] = line + bytes.Count(chunk[:cut], []byte{'\n'})
+			next++
+		}
+		line += bytes.Count(chunk, []byte{'\n'})
+		off += int64(m)
+	}
+	return starts, lines, nil
+}
+
+// fileSource reads the fingerprint lines in [start, end) of a file. It is
+// a contentseen.FingerprintSource, for one goroutine.
+type fileSource struct {
+	path  string
+	r     *bufio.Reader
+	line  int // number of the next line
+	count int // fingerprints returned
+}
+
+func newFileSource(f *os.File, path string, start, end int64, firstLine int) *fileSource {
+	return &fileSource{path: path, r: bufio.NewReaderSize(io.NewSectionReader(f, start, end-start), 1<<16), line: firstLine}
+}
+
+// Next returns the next fingerprint line's id and fingerprint, skipping
+// blank lines; a malformed line is an error naming the file and line.
+func (s *fileSource) Next() (uint64, contentseen.Fingerprint, error) {
+	for {
+		b, err := s.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			return 0, 0, fmt.Errorf("%s:%d: line longer than %d bytes", s.path, s.line, s.r.Size())
+		}
+		if err != nil && err != io.EOF {
+			return 0, 0, fmt.Errorf("%s: %w", s.path, err)
+		}
+		if len(b) == 0 && err == io.EOF {
+			return 0, 0, io.EOF
+		}
+		n := s.line
+		s.line++
+		b = bytes.TrimSpace(b)
+		if len(b) == 0 {
+			continue
+		}
+		id, fp, perr := parseFingerprintLine(b, uint64(n))
+		if perr != nil {
+			return 0, 0, fmt.Errorf("%s:%d: %w", s.path, n, perr)
+		}
+		s.count++
+		return id, fp, nil
+	}
+}
+
+// parseFingerprintLine parses "<16 hex digits>[ <id>]" (b trimmed);
+// lineNo is the id when the line gives none.
+func parseFingerprintLine(b []byte, lineNo uint64) (uint64, contentseen.Fingerprint, error) {
+	hex := b
+	var rest []byte
+	if i := bytes.IndexAny(b, " \t"); i >= 0 {
+		hex, rest = b[:i], bytes.TrimLeft(b[i:], " \t")
+	}
+	if len(hex) != 16 {
+		return 0, 0, fmt.Errorf("want 16 hex digits, optionally whitespace and an id; got %q", b)
+	}
+	var v uint64
+	for _, c := range hex {
+		var d byte
+		switch {
+		case '0' <= c && c <= '9':
+			d = c - '0'
+		case 'a' <= c && c <= 'f':
+			d = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, 0, fmt.Errorf("bad hex digit %q in %q", c, hex)
+		}
+		v = v<<4 | uint64(d)
+	}
+	if len(rest) == 0 {
+		return lineNo, contentseen.Fingerprint(v), nil
+	}
+	id, err := strconv.ParseUint(string(rest), 10, 64)
+	if err != nil {
+		return 0, 0, fmt.Errorf("bad id %q: want a decimal number", rest)
+	}
+	return id, contentseen.Fingerprint(v), nil
+}
