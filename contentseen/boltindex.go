@@ -52,7 +52,7 @@ type BoltOptions struct {
 //
 // Cost on disk: 8 bytes of fingerprint plus the id's bytes per table, in
 // blocks filled full by AddBatch and about three quarters full after random
-// inserts, plus about 30 bytes per id in fps (see the package doc for
+// inserts, plus about 32 bytes per id in fps (see the package doc for
 // measured figures).
 //
 // BoltIndex is safe for concurrent use. Do not call Seen, Add or AddBatch

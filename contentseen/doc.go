@@ -118,37 +118,71 @@
 // fails within BoltOptions.Timeout if another process holds the file) or
 // inside the crawler's database (NewBoltIndex), where SeenTx, NearTx and
 // LenTx work inside the caller's transaction so that a page is indexed,
-// stored and queued in one commit. The index records its layout and its
-// scheme (the fingerprint Options' String) and refuses to be reopened with
-// others. Seen and Add from concurrent goroutines are grouped into one
-// write transaction by a committer goroutine that Close waits for.
-// BoltIndex.AddBatch is a bulk load (sorted appends, pages filled full).
+// stored and queued in one commit. The index records its layout, its
+// scheme (the fingerprint Options' String) and its storage format, and
+// refuses to be reopened with others. Seen and Add from concurrent
+// goroutines are grouped into one write transaction by a committer
+// goroutine that Close waits for. BoltIndex.AddBatch is a bulk load
+// (sorted merges, blocks and pages filled full).
+//
+// Storage (format 2, the first step of issue 6's design, uncompressed):
+// every table is a sorted run of (permuted fingerprint, id) cut into
+// blocks of at most 992 bytes (four fill a 4 KiB page), one bbolt key per
+// block (table number and the block's first permuted fingerprint,
+// big-endian), all tables in one bucket. A query does one Seek per table,
+// interpolates to the prefix inside the block value and checks the prefix
+// range with XOR and popcount, stepping to the next block only where the
+// range crosses a block boundary: no cursor step per candidate, no bucket
+// open per table, and no allocation of its own (bbolt allocates 15 to 20
+// small objects per seek). An insert splices its entry into one block per
+// table (SeenTx reuses the blocks its look-up found) and splits a block
+// that outgrows 992 bytes in halves. The id lives in the table entries, in
+// as few bytes as the block's largest id needs, so there is no
+// fingerprint-to-id bucket; the id-to-fingerprint bucket stays for
+// FingerprintTx. An index written in format 1 (one bbolt key per
+// fingerprint, by earlier versions) is refused with an error asking for a
+// rebuild.
 //
 // Cost, measured on the shared 2-core development machine with other jobs
-// running (BenchmarkIndexNear and friends; 1M: medians of 5 runs, 10M:
-// medians of 3 in memory, one run on bbolt; p99 varied by up to 8x
-// between runs with the load):
+// running (load 2 to 5; BenchmarkIndexNear and friends; 1M: medians of 5
+// runs, 10M: medians of 3; p99 varied by up to 3x between runs with the
+// load):
 //
 //	k=3 query             1M: p50 / p99        10M: p50 / p99
 //	memory, 4x16          0.54 / 1.2 µs        2.0 / 3.8 µs
 //	memory, 10x28         1.5 / 2.6 µs         3.5 / 8.5 µs
-//	bbolt warm, 4x16      7.3 / 56 µs          17 / 62 µs
-//	bbolt warm, 10x28     17 / 83 µs           28 / 135 µs
+//	bbolt warm, 4x16      3.9 / 9.5 µs         7.6 / 46 µs
+//	bbolt warm, 10x28     12 / 53 µs           15 / 63 µs
 //
-// A bbolt query pays per table for a bucket open and a B+tree seek (about
-// 1.5 to 2 µs here, with some 25 small allocations inside bbolt), and per
-// candidate for a cursor step (about 20 ns): 4x16 at 10M walks 600
-// candidates, 10x28 seeks 10 times. Neither meets 10 µs at 10M; issue 6's
-// compressed blocks (or an in-memory copy of the tables) would. On disk a bulk-loaded 4x16 index takes 167 bytes per
-// fingerprint at 1M and 162 at 10M (10x28: 313 and 308); grown by random
-// inserts, 380 at 1M (bbolt splits pages half full). In memory an insert
-// at 10M costs about 80 µs (moving the delta and merging, per table).
-// Durable Seen reaches about 1,100 per second from one caller (each waits
-// for the commit's fsyncs) and 8,000 to 9,000 per second from 1,024
-// concurrent callers; without fsync, 10,000 SeenTx per transaction reach
-// 17,000 per second. The limit is bbolt's CPU cost for random inserts into
-// five B+trees (four tables and the id bucket: reading each touched page
-// into a node, splitting, writing), not the fsync.
+// One bbolt key per fingerprint (format 1), measured in the same session:
+// 9.2 / 48 and 17 / 63 µs at 1M, 18 / 64 and 25 / 72 µs at 10M. A bbolt
+// query now costs per table one B+tree seek (about 1.3 µs at 10M: four
+// levels of pages, binary searches and bbolt's allocations) plus the scan
+// of its candidates (4x16 at 10M reads about 150 fingerprints per table,
+// 1.2 KB); 10x28 pays ten seeks for almost no candidates, so 4x16 stays
+// the faster layout up to 10M.
+//
+// On disk a bulk-loaded index takes 87 bytes per fingerprint at 1M and 79
+// at 10M with 4x16 (10x28: 155 and 148), against 167 and 162 (313 and
+// 308) with one key per fingerprint; about 32 of them are the
+// id-to-fingerprint bucket. Grown from empty by random inserts, 4x16 takes
+// 212 bytes per fingerprint of file at 1M (format 1: 380): blocks split in
+// halves, bbolt splits pages half full, and the file keeps the pages that
+// copy-on-write freed (bbolt reuses them, it never shrinks the file).
+//
+// Durable Seen (fsync per commit) on an index growing from empty reaches
+// 1,700 per second from one caller (each waits for the commit's fsyncs;
+// the disk is shared, this varied 3x) and 17,000 to 22,000 per second
+// from 1,024 concurrent callers (median of 5 runs 17,900; format 1: 6,400
+// to 8,100 in runs interleaved with these); on an index bulk-loaded with 1M
+// first, 9,700 per second (format 1: 3,100). Without fsync, 10,000 SeenTx
+// per transaction reach 52,000 per second growing to 1M (format 1:
+// 15,000). The limit of durable throughput is now the pages a commit
+// writes: each Seen dirties one 4 KiB leaf page per table, bbolt writes
+// every dirty page with its own pwrite before the fsync, and a group of
+// 1,024 random inserts touches over a thousand pages (up to four per Seen
+// in a large index). Issue 6's delta (new fingerprints appended to one
+// small bucket, merged into the blocks at checkpoints) removes that cost.
 //
 // Caveats:
 //   - If Seen returns its ctx's error, the fingerprint may or may not have
