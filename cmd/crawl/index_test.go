@@ -1,0 +1,260 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/internal/demosite"
+	"github.com/simcrawl/simcrawl/storage"
+)
+
+// fpLine is one fingerprint of a test file with the id it stands for.
+type fpLine struct {
+	id uint64
+	fp contentseen.Fingerprint
+}
+
+// writeFingerprints writes a fingerprint file: every third line with an
+// explicit id, the others taking their line number; blank lines between.
+func writeFingerprints(t *testing.T, dir, name string, fps []contentseen.Fingerprint, idBase uint64) (string, []fpLine) {
+	t.Helper()
+	var b strings.Builder
+	var got []fpLine
+	line := 1
+	for i, fp := range fps {
+		if i%50 == 7 {
+			b.WriteString("\n") // blank lines are skipped but counted
+			line++
+		}
+		if i%3 == 0 {
+			id := idBase + uint64(i)
+			fmt.Fprintf(&b, "%v\t %d\n", fp, id)
+			got = append(got, fpLine{id, fp})
+		} else {
+			fmt.Fprintf(&b, "%v\n", fp)
+			got = append(got, fpLine{uint64(line), fp})
+		}
+		line++
+	}
+	return writeFile(t, dir, name, b.String()), got
+}
+
+func TestIndexJoinAgainstBruteForce(t *testing.T) {
+	seed := uint64(rand.Int64())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 0))
+	dir := t.TempDir()
+	var bfps, sfps []contentseen.Fingerprint
+	for range 200 {
+		bfps = append(bfps, contentseen.Fingerprint(r.Uint64()))
+	}
+	for i := range 3000 {
+		fp := contentseen.Fingerprint(r.Uint64())
+		if i%10 == 0 { // a neighbour of a batch fingerprint at 0..4 bits
+			fp = bfps[r.IntN(len(bfps))]
+			for _, b := range r.Perm(64)[:r.IntN(5)] {
+				fp ^= 1 << b
+			}
+		}
+		sfps = append(sfps, fp)
+	}
+	batchPath, batch := writeFingerprints(t, dir, "batch.txt", bfps, 1e6)
+	storedPath, stored := writeFingerprints(t, dir, "stored.txt", sfps, 2e6)
+
+	for _, k := range []int{0, 3} {
+		var want []string
+		for _, s := range stored {
+			for _, b := range batch {
+				if d := contentseen.Distance(s.fp, b.fp); d <= k {
+					want = append(want, fmt.Sprintf("%d %d %d", b.id, s.id, d))
+				}
+			}
+		}
+		out, errOut, err := run(t, "", "index", "join", "--batch", batchPath, "--stored", storedPath, "--k", strconv.Itoa(k))
+		if err != nil {
+			t.Fatalf("index join: %v\n%s", err, errOut)
+		}
+		got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if out == "" {
+			got = nil
+		}
+		// The output is in stored order; compare as sets.
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("k=%d: index join printed %d pairs, brute force finds %d\n got %q\nwant %q", k, len(got), len(want), got, want)
+		}
+		if k == 3 && len(want) < 100 {
+			t.Errorf("only %d pairs: planting is broken", len(want))
+		}
+		if !strings.Contains(errOut, fmt.Sprintf("200 batch × %d stored", len(stored))) {
+			t.Errorf("summary: %s", errOut)
+		}
+	}
+
+	out, _, err := run(t, "", "index", "join", "--batch", batchPath, "--stored", storedPath, "--json", "--layout", "10x28")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var p pairJSON
+	if err := json.Unmarshal([]byte(lines[0]), &p); err != nil || p.BatchID == 0 || p.StoredID == 0 {
+		t.Errorf("json line %q: %+v, %v", lines[0], p, err)
+	}
+}
+
+func TestIndexBuildFromFile(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	dir := t.TempDir()
+	var fps []contentseen.Fingerprint
+	for range 500 {
+		fps = append(fps, contentseen.Fingerprint(r.Uint64()))
+	}
+	path, lines := writeFingerprints(t, dir, "fps.txt", fps, 1e6)
+	out := filepath.Join(dir, "index.db")
+	_, errOut, err := run(t, "", "index", "build", "--from", path, "--out", out, "--layout", "10x28")
+	if err != nil {
+		t.Fatalf("index build: %v", err)
+	}
+	if !strings.Contains(errOut, "indexed 500 fingerprints") {
+		t.Errorf("summary: %s", errOut)
+	}
+	checkIndex(t, out, "10x28", "", lines)
+
+	if _, _, err := run(t, "", "index", "build", "--from", path, "--out", out); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("build over an existing file: %v", err)
+	}
+}
+
+// checkIndex opens the index file and finds every line's fingerprint
+// under its id.
+func checkIndex(t *testing.T, path, layout, scheme string, lines []fpLine) {
+	t.Helper()
+	l, err := contentseen.LayoutByName(layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := contentseen.OpenBolt(path, contentseen.BoltOptions{Layout: l, Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := x.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	for _, ln := range lines {
+		ms, err := x.Near(context.Background(), ln.fp, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ms) != 1 || ms[0].ID != ln.id {
+			t.Fatalf("Near(%v, 0) = %+v, want id %d", ln.fp, ms, ln.id)
+		}
+	}
+}
+
+func TestIndexBuildAndJoinFromData(t *testing.T) {
+	srv := httptest.NewServer(demosite.New())
+	defer srv.Close()
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", srv.URL+"/\n")
+	data := filepath.Join(dir, "data")
+	if _, _, err := run(t, "", "--seeds", seeds, "--data", data,
+		"--set", "fetch.delay=0s", "--set", "fetch.parallelism=1", "--set", "log.level=warn"); err != nil {
+		t.Fatalf("crawl: %v", err)
+	}
+	exp, _, err := run(t, "", "export", "--data", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages []fpLine
+	var batch strings.Builder
+	for _, ln := range strings.Split(strings.TrimSpace(exp), "\n") {
+		var rec storage.ExportRecord
+		if err := json.Unmarshal([]byte(ln), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Thin {
+			continue
+		}
+		fp, err := contentseen.ParseFingerprint(rec.Fingerprint)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, fpLine{rec.ID, fp})
+		fmt.Fprintf(&batch, "%v %d\n", fp, 100+rec.ID)
+	}
+	if len(pages) == 0 {
+		t.Fatal("no stored pages")
+	}
+
+	out := filepath.Join(dir, "index.db")
+	if _, errOut, err := run(t, "", "index", "build", "--data", data, "--out", out); err != nil {
+		t.Fatalf("index build --data: %v\n%s", err, errOut)
+	}
+	in, err := readDataFingerprints(context.Background(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.scheme == "" || in.layout != "4x16" {
+		t.Errorf("data directory records layout %q, scheme %q", in.layout, in.scheme)
+	}
+	checkIndex(t, out, in.layout, in.scheme, pages) // built with the data directory's layout and scheme
+
+	// Joining the stored pages against themselves finds each at distance 0.
+	batchPath := writeFile(t, dir, "batch.txt", batch.String())
+	got, _, err := run(t, "", "index", "join", "--batch", batchPath, "--stored", data, "--k", "0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pages {
+		if !strings.Contains(got, fmt.Sprintf("%d %d 0\n", 100+p.id, p.id)) {
+			t.Errorf("join lacks page %d against itself:\n%s", p.id, got)
+		}
+	}
+}
+
+func TestIndexBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "good.txt", "0123456789abcdef\n")
+	for _, tc := range []struct {
+		name, content, want string
+	}{
+		{"short", "0123456789abcdef\n0123\n", "bad.txt:2: want 16 hex digits"},
+		{"not hex", "\n0123456789abcdeg 5\n", "bad.txt:2: bad hex digit"},
+		{"bad id", "0123456789abcdef x\n", "bad.txt:1: bad id"},
+		{"two ids", "0123456789abcdef 1 2\n", "bad.txt:1: bad id"},
+	} {
+		bad := writeFile(t, dir, "bad.txt", tc.content)
+		_, _, err := run(t, "", "index", "join", "--batch", good, "--stored", bad)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: join: got %v, want %q", tc.name, err, tc.want)
+		}
+		_, _, err = run(t, "", "index", "build", "--from", bad, "--out", filepath.Join(dir, tc.name+".db"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: build: got %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	for _, args := range [][]string{
+		{"index"},
+		{"index", "frobnicate"},
+		{"index", "join", "--batch", good},
+		{"index", "join", "--batch", good, "--stored", good, "--k", "4"},
+		{"index", "join", "--batch", good, "--stored", good, "--layout", "nope"},
+		{"index", "build", "--from", good},
+	} {
+		if _, _, err := run(t, "", args...); err == nil {
+			t.Errorf("%q succeeded", args)
+		}
+	}
+}
