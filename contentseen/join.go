@@ -40,7 +40,10 @@ type FingerprintSource interface {
 // Each table is one array of the batch's fingerprints sorted by the
 // table's prefix (the leading blocks of the permuted key) with a
 // direct-address index on the prefix's top bits (about four entries per
-// bucket): a probe costs per table one shift-and-mask gather, one index
+// bucket), and a bitmap of the batch's prefixes (about one byte per batch
+// fingerprint, at most one bit in eight set where the prefix is long
+// enough), which stops most probes after one cached load. A probe costs per
+// table one shift-and-mask gather, one filter bit and, when it is set, one index
 // read and an XOR and popcount for each of about four candidates, compared
 // unpermuted (a permutation keeps the Hamming distance); the whole prefix
 // is checked only for a candidate within k.
@@ -64,6 +67,8 @@ type Joiner struct {
 type joinTable struct {
 	gather  []gatherSeg   // how to read the table's prefix out of a fingerprint
 	shift   uint          // prefix >> shift = bucket number
+	fshift  uint          // prefix >> fshift = bit number in filter
+	filter  []uint64      // bitmap of the prefixes' top bits in the batch
 	offsets []uint32      // fps[offsets[b]:offsets[b+1]] have bucket b
 	fps     []Fingerprint // batch fingerprints sorted by prefix (unpermuted)
 	bis     []uint32      // bis[i]: index in the batch of fps[i]
@@ -79,9 +84,12 @@ type gatherSeg struct {
 // 16 MB, for batches of about 4M.
 const maxBucketBits = 22
 
+// maxFilterBits bounds a table's filter: 2^26 bits are 8 MB.
+const maxFilterBits = 26
+
 // NewJoiner builds the tables of layout l over the batch: batchFPs[i] has
 // id batch[i]. k must be within l.K(). It copies what it keeps. Cost:
-// Tables() sorts of the batch and about 13 bytes per batch fingerprint per
+// Tables() sorts of the batch and about 14 bytes per batch fingerprint per
 // table.
 func NewJoiner(l Layout, k int, batch []uint64, batchFPs []Fingerprint) (*Joiner, error) {
 	if l.Tables() == 0 {
@@ -109,7 +117,9 @@ func NewJoiner(l Layout, k int, batch []uint64, batchFPs []Fingerprint) (*Joiner
 	for t := range j.tables {
 		p := l.PrefixBits(t)
 		r := min(rb, p, maxBucketBits)
-		jt := joinTable{gather: gatherOf(l, t), shift: uint(p - r)}
+		fb := min(rb+5, p, maxFilterBits) // at most 1 bit in 8 set: most probes stop here
+		jt := joinTable{gather: gatherOf(l, t), shift: uint(p - r), fshift: uint(p - fb)}
+		jt.filter = make([]uint64, (1<<fb+63)/64)
 		for i, fp := range batchFPs {
 			es[i] = entry{prefix: jt.prefixOf(fp), bi: uint32(i)}
 		}
@@ -127,6 +137,8 @@ func NewJoiner(l Layout, k int, batch []uint64, batchFPs []Fingerprint) (*Joiner
 		jt.bis = make([]uint32, len(es))
 		for i, e := range es {
 			jt.offsets[e.prefix>>jt.shift+1]++
+			f := e.prefix >> jt.fshift
+			jt.filter[f/64] |= 1 << (f % 64)
 			jt.fps[i], jt.bis[i] = batchFPs[e.bi], e.bi
 		}
 		for b := 1; b < len(jt.offsets); b++ {
@@ -202,6 +214,9 @@ func (j *Joiner) probe(id uint64, fp Fingerprint, out []Pair) []Pair {
 	for t := range j.tables {
 		jt := &j.tables[t]
 		q := jt.prefixOf(fp)
+		if f := q >> jt.fshift; jt.filter[f/64]&(1<<(f%64)) == 0 {
+			continue
+		}
 		b := q >> jt.shift
 		lo, hi := jt.offsets[b], jt.offsets[b+1]
 		for i, g := range jt.fps[lo:hi] {

@@ -254,6 +254,11 @@ func readFingerprintFile(ctx context.Context, path string) (fingerprints, error)
 	defer f.Close() // read-only: a close error loses nothing
 	src := newFileSource(f, path, 0, 1<<62, 1)
 	var in fingerprints
+	if st, err := f.Stat(); err == nil {
+		// Lines are at least 17 bytes: size the slices once.
+		n := int(min(st.Size()/17+1, 1<<28))
+		in.ids, in.fps = make([]uint64, 0, n), make([]contentseen.Fingerprint, 0, n)
+	}
 	for n := 0; ; n++ {
 		if n%65536 == 0 {
 			if err := ctx.Err(); err != nil {
