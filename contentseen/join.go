@@ -66,6 +66,8 @@ type Joiner struct {
 // joinTable is one permuted table over the batch.
 type joinTable struct {
 	gather  []gatherSeg   // how to read the table's prefix out of a fingerprint
+	g3      [3]gatherSeg  // gather padded with empty segments, when it has at most 3
+	short   bool          // gather fits g3
 	shift   uint          // prefix >> shift = bucket number
 	fshift  uint          // prefix >> fshift = bit number in filter
 	filter  []uint64      // bitmap of the prefixes' top bits in the batch
@@ -119,6 +121,10 @@ func NewJoiner(l Layout, k int, batch []uint64, batchFPs []Fingerprint) (*Joiner
 		r := min(rb, p, maxBucketBits)
 		fb := min(rb+5, p, maxFilterBits) // at most 1 bit in 8 set: most probes stop here
 		jt := joinTable{gather: gatherOf(l, t), shift: uint(p - r), fshift: uint(p - fb)}
+		if len(jt.gather) <= len(jt.g3) {
+			jt.short = true
+			copy(jt.g3[:], jt.gather) // padding: mask 0 contributes nothing
+		}
 		jt.filter = make([]uint64, (1<<fb+63)/64)
 		for i, fp := range batchFPs {
 			es[i] = entry{prefix: jt.prefixOf(fp), bi: uint32(i)}
@@ -177,8 +183,17 @@ func gatherOf(l Layout, t int) []gatherSeg {
 }
 
 // prefixOf returns the table's prefix of fp: the top PrefixBits of
-// Permute(t, fp), as a number.
+// Permute(t, fp), as a number. The built-in layouts' prefixes are at most
+// three runs of bits: those take the unrolled, inlined path.
 func (jt *joinTable) prefixOf(fp Fingerprint) uint64 {
+	if jt.short {
+		g, x := &jt.g3, uint64(fp)
+		return (x>>g[0].src&g[0].mask)<<g[0].dst | (x>>g[1].src&g[1].mask)<<g[1].dst | (x>>g[2].src&g[2].mask)<<g[2].dst
+	}
+	return jt.prefixSlow(fp)
+}
+
+func (jt *joinTable) prefixSlow(fp Fingerprint) uint64 {
 	var q uint64
 	for _, s := range jt.gather {
 		q |= (uint64(fp) >> s.src & s.mask) << s.dst
@@ -213,7 +228,13 @@ func (j *Joiner) Probe(id uint64, fp Fingerprint, emit func(Pair) error) error {
 func (j *Joiner) probe(id uint64, fp Fingerprint, out []Pair) []Pair {
 	for t := range j.tables {
 		jt := &j.tables[t]
-		q := jt.prefixOf(fp)
+		var q uint64 // jt.prefixOf(fp), inlined by hand: it is most of a probe
+		if g := &jt.g3; jt.short {
+			x := uint64(fp)
+			q = (x>>g[0].src&g[0].mask)<<g[0].dst | (x>>g[1].src&g[1].mask)<<g[1].dst | (x>>g[2].src&g[2].mask)<<g[2].dst
+		} else {
+			q = jt.prefixSlow(fp)
+		}
 		if f := q >> jt.fshift; jt.filter[f/64]&(1<<(f%64)) == 0 {
 			continue
 		}

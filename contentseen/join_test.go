@@ -233,7 +233,7 @@ func TestJoinPrefixMatchesPermute(t *testing.T) {
 			t.Fatal(err)
 		}
 		for tb := range l.Tables() {
-			jt := joinTable{gather: gatherOf(l, tb)}
+			jt := joinTable{gather: gatherOf(l, tb)} // the slow path; NewJoiner sets the short one
 			for range 100 {
 				fp := Fingerprint(r.Uint64())
 				if got, want := jt.prefixOf(fp), l.Permute(tb, fp)>>(64-l.PrefixBits(tb)); got != want {
