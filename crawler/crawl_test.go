@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -425,5 +426,60 @@ func TestDataRecordsK(t *testing.T) {
 	defer d.Close()
 	if k, ok, err := d.K(); err != nil || !ok || k != 2 {
 		t.Errorf("K() = %d, %v, %v; want 2, true", k, ok, err)
+	}
+}
+
+// A crawl into a directory that a dedup run filled skips the URLs already
+// stored instead of failing on them or logging a page as its own duplicate;
+// a redirect to an absurdly long URL fails that page, not the crawl.
+func TestCrawlAfterDedupAndLongRedirect(t *testing.T) {
+	article := func(n int) string {
+		return articleHTML(fmt.Sprintf("Story %d", n), strings.Join(dedupWords(uint64(n), 200), " "))
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<html><body><a href="/a">a</a> <a href="/long">long</a> <a href="/b">b</a></body></html>`))
+	})
+	mux.HandleFunc("/a", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(article(2))) // changed since the dedup run stored /a
+	})
+	mux.HandleFunc("/long", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/b?x="+strings.Repeat("y", 40<<10), http.StatusFound)
+	})
+	mux.HandleFunc("/b", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(article(3)))
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	opts := testOptions(t, srv.URL+"/")
+	runDedup(t, opts.DataDir, []*Record{{URL: srv.URL + "/a", Body: []byte(article(1))}}, nil)
+
+	sum := runCrawl(t, opts)
+	r := readResult(t, opts.DataDir, srv.URL)
+	if len(r.dropped) != 0 {
+		t.Errorf("dropped %v, want none", keys(r.dropped))
+	}
+	if r.stored["/b"] == nil || r.stored["/a"] == nil {
+		t.Errorf("stored %v, want /a (from the dedup run) and /b", keys(r.stored))
+	}
+	if sum.Run.Skipped != 1 || sum.Failed != 1 {
+		t.Errorf("skipped %d, failed %d; want /a skipped (stored) and /long failed", sum.Run.Skipped, sum.Failed)
+	}
+}
+
+// MaxPages is exact with many workers: the stored count is read and
+// raised under the commit lock.
+func TestMaxPagesExactWithManyWorkers(t *testing.T) {
+	g := &demosite.Generated{N: 60}
+	srv := httptest.NewServer(g)
+	defer srv.Close()
+	opts := testOptions(t, srv.URL+"/p/0")
+	opts.Parallelism, opts.PerHost, opts.MaxPages = 8, 8, 5
+	sum := runCrawl(t, opts)
+	if sum.Pages != 5 {
+		t.Errorf("stored %d pages with max pages 5 and 8 workers", sum.Pages)
 	}
 }

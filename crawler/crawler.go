@@ -48,6 +48,10 @@ type Crawler struct {
 
 	robotsDone sync.Map // host -> struct{}: Crawl-delay looked up
 
+	// commitMu serialises commit (transaction + drop-log line), so the
+	// drop log follows commit order.
+	commitMu sync.Mutex
+
 	stats counters
 	// stopTaking is cancelled when MaxPages is reached.
 	stopTaking context.CancelFunc
@@ -90,7 +94,7 @@ func Open(opts Options) (*Crawler, error) {
 	}
 	c := &Crawler{opts: opts, db: db, fetcher: fetcher, fper: fper, k: opts.K}
 	if err := c.openParts(layout); err != nil {
-		return nil, errors.Join(err, db.Close())
+		return nil, errors.Join(err, c.Close()) // Close stops what openParts started
 	}
 	c.metrics = newMetrics(c)
 	if opts.MetricsAddr != "" {
@@ -186,7 +190,7 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	}
 	c.storedBefore = int64(pages)
 	// take stops handing out URLs; work lets pages in flight finish after a
-	// stop, up to two request timeouts plus a little, then gives up on them
+	// stop, up to three request timeouts plus a little, then gives up on them
 	// (the frontier puts them back to pending on the next Open).
 	take, stopTaking := context.WithCancel(ctx)
 	c.stopTaking = stopTaking
@@ -198,8 +202,10 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 		defer close(drainDone)
 		select {
 		case <-ctx.Done():
-			// A fetch may take two timeouts: robots.txt, then the page.
-			t := time.NewTimer(2*c.fetcher.opts.Timeout + 2*time.Second)
+			// A page may take three timeouts: robots.txt for its
+			// Crawl-delay, robots.txt again in Fetch (when it failed),
+			// then the page.
+			t := time.NewTimer(3*c.fetcher.opts.Timeout + 2*time.Second)
 			defer t.Stop()
 			select {
 			case <-t.C:

@@ -30,6 +30,8 @@ const (
 	skipRobots  = "robots"
 	// skipRedirect: a redirect to a URL the crawl fetches on its own.
 	skipRedirect = "redirect"
+	// skipURLStored: the store holds a page under the URL (from a dedup).
+	skipURLStored = "url-stored"
 )
 
 // metrics are the Prometheus collectors of one Crawler, on a private
@@ -81,7 +83,7 @@ func newMetrics(c *Crawler) *metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.skipped, m.errors, m.contentSeen, m.hostIn,
-		counter("simcrawl_pages_fetched_total", "Pages fetched (any HTTP answer that was read), this run.", nil, c.stats.fetched.Load),
+		counter("simcrawl_pages_fetched_total", "Pages fetched with a 2xx answer and read, this run.", nil, c.stats.fetched.Load),
 		counter("simcrawl_pages_stored_total", "Pages stored, thin ones included, this run.", nil, c.stats.stored.Load),
 		counter("simcrawl_pages_thin_total", "Pages stored as thin (too little text to judge), this run.", nil, c.stats.thin.Load),
 		counter("simcrawl_pages_dropped_total", droppedHelp, prometheus.Labels{"reason": reasonExact}, c.stats.exact.Load),

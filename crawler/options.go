@@ -72,6 +72,9 @@ func (o *Options) setDefaults() {
 	if o.OpenTimeout <= 0 {
 		o.OpenTimeout = time.Second
 	}
+	if len(o.Scope.AllowDomains) == 0 {
+		o.Scope.AllowDomains = SeedHosts(o.Seeds)
+	}
 	if o.DropLog == "" && o.DataDir != "" {
 		o.DropLog = o.DataDir + "/dropped.jsonl"
 	}

@@ -61,6 +61,17 @@ func (c *Crawler) process(ctx context.Context, it frontier.Item) error {
 // (Dedup) share it.
 func (c *Crawler) examine(p *page) (outcome, failure string) {
 	if p.doc == nil {
+		// A fetched page's final URL must be one the frontier can mark
+		// seen and the store can key (a redirect may point anywhere, 40 KB
+		// long); dedup records (file:// keys too) only need the length.
+		if len(p.resp.FinalURL) > frontier.MaxURLLength {
+			return "", fmt.Sprintf("bad final url: longer than %d bytes", frontier.MaxURLLength)
+		}
+		if p.record == nil {
+			if _, err := frontier.Canonical(p.resp.FinalURL); err != nil {
+				return "", "bad final url: " + err.Error()
+			}
+		}
 		final, err := url.Parse(p.resp.FinalURL)
 		if err != nil {
 			return "", "bad final url: " + err.Error()
@@ -110,6 +121,7 @@ type page struct {
 	digest   [16]byte // zero for thin pages: they never match each other
 	links    []frontier.Item
 	alias    bool          // a redirect to a URL the crawl knows on its own
+	urlTaken bool          // the store already holds a page under this URL
 	seenTime time.Duration // spent fingerprinting and looking for duplicates
 	// record, when set, records the outcome instead of the frontier: a
 	// dedup record (Dedup) is not a frontier URL and has no links to queue.
@@ -120,12 +132,27 @@ type page struct {
 // store, the index, the frontier and the drop log in one transaction, so
 // that "stored" and "indexed" never disagree after a crash.
 func (c *Crawler) commit(p *page) error {
+	// bbolt has one writer at a time, so holding commitMu across the
+	// transaction and the drop-log write costs nothing; it keeps the log in
+	// commit order and the stored count exact for MaxPages.
+	c.commitMu.Lock()
+	defer c.commitMu.Unlock()
 	var dropped *storage.DropRecord
 	err := c.db.Update(func(tx *bolt.Tx) error {
-		dropped, p.alias = nil, false
+		dropped, p.alias, p.urlTaken = nil, false, false
 		if alias, err := c.aliasTx(tx, p); err != nil || alias {
 			p.alias = alias
 			return err
+		}
+		if _, ok := c.store.URLStoredTx(tx, p.item.URL); ok {
+			// Stored by an earlier dedup run into this directory: the
+			// store keeps one page per URL, and a page is no duplicate of
+			// itself.
+			if p.record != nil {
+				return fmt.Errorf("%s: %w", p.item.URL, storage.ErrExists) // commitRecord maps it
+			}
+			p.urlTaken = true
+			return c.finishTx(tx, p, outcomeURLTaken, false)
 		}
 		if p.doc.NoIndex {
 			return c.finishTx(tx, p, outcomeNoIndex, !p.doc.NoFollow)
@@ -154,6 +181,15 @@ func (c *Crawler) commit(p *page) error {
 	}
 	if err != nil {
 		return fmt.Errorf("crawler: record %s: %w", p.item.URL, err)
+	}
+	if dropped != nil {
+		// Written right after the commit that records the drop, so a
+		// failed commit leaves no line behind; a crash in between leaves
+		// the line missing, and the next Open restores it from the store
+		// (reconcileDropLog), which the commit order of the log allows.
+		if err := c.dropLog.Write(*dropped); err != nil {
+			return fmt.Errorf("crawler: drop log: %w", err)
+		}
 	}
 	c.count(p, dropped)
 	return nil
@@ -228,8 +264,8 @@ func (c *Crawler) dropRecord(p *page, orig *storage.Page, reason string, dist in
 }
 
 // dropTx records a duplicate: kept in the store's drop list (with its text,
-// for `crawl dups show`), written to the drop log before the URL is marked
-// done, links followed only for seeds (a user listed them on purpose).
+// for `crawl dups show`; commit then writes the drop-log line), links
+// followed only for seeds (a user listed them on purpose).
 func (c *Crawler) dropTx(tx *bolt.Tx, p *page, r *storage.DropRecord) error {
 	d := &storage.Drop{
 		URL: r.URL, FinalURL: r.FinalURL, Title: r.Title, Depth: r.Depth, FetchedAt: r.Time,
@@ -237,9 +273,6 @@ func (c *Crawler) dropTx(tx *bolt.Tx, p *page, r *storage.DropRecord) error {
 		Fingerprint: r.Fingerprint, MatchedFingerprint: r.MatchedFingerprint, Text: p.doc.Text,
 	}
 	if err := c.store.PutDropTx(tx, d); err != nil {
-		return err
-	}
-	if err := c.dropLog.Write(*r); err != nil {
 		return err
 	}
 	outcome := outcomeNear
@@ -292,6 +325,9 @@ func (c *Crawler) count(p *page, d *storage.DropRecord) {
 	switch {
 	case p.alias:
 		c.skip(skipRedirect)
+		return
+	case p.urlTaken:
+		c.skip(skipURLStored)
 		return
 	case d != nil && d.Reason == reasonExact:
 		c.stats.exact.Add(1)

@@ -115,7 +115,7 @@ func (c *Crawler) summary(ctx context.Context, start time.Time) (*Summary, error
 		s.PageLimit = c.opts.MaxPages
 	}
 	hosts := map[string]int{}
-	err = c.store.Drops(ctx, func(d *storage.Drop) error {
+	err = c.store.DropHeaders(ctx, func(d *storage.Drop) error {
 		hosts[frontier.HostKey(d.URL)]++
 		return nil
 	})

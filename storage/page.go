@@ -277,3 +277,17 @@ func (s *Store) decodePage(b buckets, key, v []byte, withText, withBody bool) (*
 	}
 	return p, nil
 }
+
+// URLStoredTx reports whether a page is stored under the requested URL url,
+// and its id, inside the caller's transaction (read or write).
+func (s *Store) URLStoredTx(tx *bolt.Tx, url string) (id uint64, ok bool) {
+	b, err := s.buckets(tx)
+	if err != nil || b.top == nil {
+		return 0, false
+	}
+	v := b.url.Get([]byte(url))
+	if len(v) != 8 {
+		return 0, false
+	}
+	return btoi(v), true
+}

@@ -99,8 +99,8 @@ func (m *Main) crawl(ctx context.Context, cfg Config, seeds []string, tweak func
 		return err
 	}
 	sum, runErr := c.Run(ctx)
-	if err := c.Close(); err != nil && runErr == nil {
-		runErr = err
+	if err := c.Close(); err != nil {
+		runErr = errors.Join(runErr, err)
 	}
 	if sum != nil {
 		sum.Print(m.Stdout)

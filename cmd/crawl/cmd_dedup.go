@@ -55,8 +55,8 @@ func (m *Main) runDedup(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	defer func() {
-		if cerr := c.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("dedup: close: %w", cerr)
+		if cerr := c.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("dedup: close: %w", cerr))
 		}
 	}()
 
@@ -81,8 +81,8 @@ func (m *Main) runDedup(ctx context.Context, args []string) (err error) {
 	}
 	src := &inputs{paths: paths, format: *format, maxBody: int64(cfg.Fetch.MaxBodySize), log: opts.Logger}
 	sum, runErr := c.Dedup(ctx, src, onKept)
-	if cerr := src.Close(); cerr != nil && runErr == nil {
-		runErr = fmt.Errorf("dedup: close input: %w", cerr)
+	if cerr := src.Close(); cerr != nil {
+		runErr = errors.Join(runErr, fmt.Errorf("dedup: close input: %w", cerr))
 	}
 	if sum != nil {
 		printDedupSummary(m.Stdout, sum)

@@ -15,13 +15,16 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	go abortOnSecondSignal(ctx)
+	go abortOnSecondSignal()
 
 	err := NewMain().Run(ctx, os.Args[1:])
 	switch {
 	case err == nil:
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintln(os.Stderr, "crawl: interrupted; state saved, rerun the same command to resume")
+		if err != context.Canceled { // something else went wrong on the way out
+			fmt.Fprintln(os.Stderr, "crawl:", err)
+		}
+		fmt.Fprintln(os.Stderr, "crawl: interrupted; rerun the same command to resume")
 		os.Exit(130)
 	default:
 		fmt.Fprintln(os.Stderr, "crawl:", err)
@@ -32,10 +35,13 @@ func main() {
 // abortOnSecondSignal exits at once on a second Ctrl-C: the first one asks
 // for a drain, which may take up to the request timeout. bbolt's commits are
 // atomic, so an abort loses at most the pages in flight.
-func abortOnSecondSignal(ctx context.Context) {
-	<-ctx.Done()
-	sig := make(chan os.Signal, 1)
+func abortOnSecondSignal() {
+	// Registered before the first signal: every signal reaches both this
+	// channel and NotifyContext's, so the second one here is the second
+	// Ctrl-C however quickly it follows the first.
+	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	<-sig
 	<-sig
 	fmt.Fprintln(os.Stderr, "crawl: aborted")
 	os.Exit(130)
