@@ -19,9 +19,11 @@
 //
 // Because the store, the index and the frontier live in one file and change
 // together, "stored" and "indexed" never disagree after a crash, and a URL is
-// marked done only with its outcome. Dropped pages are also written to the
-// drop log (JSON Lines) inside that transaction; on Open the log is trimmed
-// or completed to match the store, which is the truth.
+// marked done only with its outcome. A dropped page's drop-log line (JSON
+// Lines) is written right after that commit, under a lock that keeps commits
+// and lines in one order: a failed commit leaves no line, and a crash
+// between commit and line leaves it missing until the next Open, which
+// completes (or trims) the log from the store, the truth.
 //
 // Cost: one fsync'd transaction per page, about a millisecond, far below the
 // fetch and extraction time of a page. Caveats: which of two copies is kept
