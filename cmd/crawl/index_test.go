@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -255,6 +257,39 @@ func TestIndexBadInput(t *testing.T) {
 	} {
 		if _, _, err := run(t, "", args...); err == nil {
 			t.Errorf("%q succeeded", args)
+		}
+	}
+}
+
+// BenchmarkFileSource measures parsing a fingerprint file (one op is one
+// line; b.SetBytes(17)).
+func BenchmarkFileSource(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var sb strings.Builder
+	const n = 1 << 16
+	for range n {
+		fmt.Fprintf(&sb, "%v\n", contentseen.Fingerprint(r.Uint64()))
+	}
+	path := filepath.Join(b.TempDir(), "fps.txt")
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	b.SetBytes(17 * n)
+	b.ReportAllocs()
+	for b.Loop() {
+		src := newFileSource(f, path, 0, 17*n, 1)
+		for {
+			if _, _, err := src.Next(); err != nil {
+				if err != io.EOF {
+					b.Fatal(err)
+				}
+				break
+			}
 		}
 	}
 }
