@@ -68,6 +68,7 @@ type joinTable struct {
 	gather  []gatherSeg   // how to read the table's prefix out of a fingerprint
 	g3      [3]gatherSeg  // gather padded with empty segments, when it has at most 3
 	short   bool          // gather fits g3
+	one     bool          // gather is one run (4x16): g3[0] alone, dst 0
 	shift   uint          // prefix >> shift = bucket number
 	fshift  uint          // prefix >> fshift = bit number in filter
 	filter  []uint64      // bitmap of the prefixes' top bits in the batch
@@ -124,6 +125,7 @@ func NewJoiner(l Layout, k int, batch []uint64, batchFPs []Fingerprint) (*Joiner
 		if len(jt.gather) <= len(jt.g3) {
 			jt.short = true
 			copy(jt.g3[:], jt.gather) // padding: mask 0 contributes nothing
+			jt.one = len(jt.gather) == 1
 		}
 		jt.filter = make([]uint64, (1<<fb+63)/64)
 		for i, fp := range batchFPs {
@@ -229,7 +231,9 @@ func (j *Joiner) probe(id uint64, fp Fingerprint, out []Pair) []Pair {
 	for t := range j.tables {
 		jt := &j.tables[t]
 		var q uint64 // jt.prefixOf(fp), inlined by hand: it is most of a probe
-		if g := &jt.g3; jt.short {
+		if g := &jt.g3; jt.one {
+			q = uint64(fp) >> g[0].src & g[0].mask
+		} else if jt.short {
 			x := uint64(fp)
 			q = (x>>g[0].src&g[0].mask)<<g[0].dst | (x>>g[1].src&g[1].mask)<<g[1].dst | (x>>g[2].src&g[2].mask)<<g[2].dst
 		} else {
