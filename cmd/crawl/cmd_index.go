@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -35,15 +36,31 @@ func (m *Main) runIndex(ctx context.Context, args []string) error {
 			return m.runIndexJoin(ctx, args[1:])
 		}
 	}
-	fset := m.newFlagSet("index")
-	if err := fset.Parse(args); err != nil {
-		return err
+	// Help: both subcommands' usage and flags.
+	for _, run := range []func(context.Context, []string) error{m.runIndexBuild, m.runIndexJoin} {
+		if err := run(ctx, []string{"-h"}); !errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		fmt.Fprintln(m.Stderr)
 	}
-	fset.Usage()
-	if fset.NArg() == 0 {
+	if len(args) == 0 {
 		return errors.New("index: want a subcommand: build or join")
 	}
-	return fmt.Errorf("index: unknown subcommand %q (want build or join)", fset.Arg(0))
+	if a := args[0]; a == "-h" || a == "-help" || a == "--help" {
+		return flag.ErrHelp
+	}
+	return fmt.Errorf("index: unknown subcommand %q (want build or join)", args[0])
+}
+
+// indexFlagSet is newFlagSet for a subcommand of index.
+func (m *Main) indexFlagSet(sub, synopsis, summary string) *flag.FlagSet {
+	fs := flag.NewFlagSet("index "+sub, flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: crawl index %s %s\n\n%s\n\nFlags:\n", sub, synopsis, summary)
+		fs.PrintDefaults()
+	}
+	return fs
 }
 
 // runIndexBuild writes a new standalone index file in one sorted pass
@@ -51,7 +68,8 @@ func (m *Main) runIndex(ctx context.Context, args []string) error {
 // keeps its own index page by page in crawl.db, and a rebuilt file there
 // would have to agree with its store; a standalone file cannot.
 func (m *Main) runIndexBuild(ctx context.Context, args []string) (err error) {
-	fset := m.newFlagSet("index")
+	fset := m.indexFlagSet("build", "[--from DATA|FILE] [--data DIR] --out FILE [--layout NAME]",
+		"build a new standalone index file in one sorted pass, from a fingerprint file or a data directory's stored pages")
 	from := fset.String("from", "", "fingerprint file, or a data directory whose stored pages to index\n(default: the data directory of --data or the config)")
 	out := fset.String("out", "", "the index file to create (required; must not exist)")
 	layoutName := fset.String("layout", "", "table layout: 4x16, 10x28, google16 or k<k>/<widths>/lead<n>\n(default: the data directory's, else 4x16)")
@@ -125,7 +143,8 @@ type pairJSON struct {
 // tables are built in memory and the stored fingerprints streamed through
 // them in partitions, one worker per CPU. Output is in stored order.
 func (m *Main) runIndexJoin(ctx context.Context, args []string) (err error) {
-	fset := m.newFlagSet("index")
+	fset := m.indexFlagSet("join", "--batch FILE --stored FILE|DATA [--k N] [--layout NAME] [--json]",
+		"print every (batch id, stored id, distance) within k: tables over the batch, the stored set streamed through them")
 	batchPath := fset.String("batch", "", "fingerprint file of the batch (required)")
 	storedPath := fset.String("stored", "", "fingerprint file or data directory of the stored set (required)")
 	k := fset.Int("k", 3, "report pairs within k bits")
