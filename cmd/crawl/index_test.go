@@ -293,3 +293,47 @@ func BenchmarkFileSource(b *testing.B) {
 		}
 	}
 }
+
+// Partitions of a fingerprint file yield every line once, in order, with
+// the ids a whole read gives, whatever the number of partitions: CRLF,
+// blank lines and a last line without newline included.
+func TestStoredPartitionsCoverFile(t *testing.T) {
+	dir := t.TempDir()
+	content := "0000000000000001\r\n\n00000000000000ff 77\n\n\n" +
+		"00000000000000f0\t12\r\n0000000000000002\n   \n0123456789abcdef\n0000000000000003"
+	path := writeFile(t, dir, "fps.txt", content)
+	ctx := context.Background()
+	whole, err := readFingerprintFile(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []uint64{1, 77, 12, 7, 9, 10}; !slices.Equal(whole.ids, want) {
+		t.Fatalf("ids %v, want %v", whole.ids, want)
+	}
+	for n := 1; n <= len(content)+2; n++ {
+		parts, counted, closeAll, err := storedPartitions(ctx, path, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []uint64
+		var fps []contentseen.Fingerprint
+		for _, p := range parts {
+			for {
+				id, fp, err := p.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatalf("n=%d: %v", n, err)
+				}
+				ids, fps = append(ids, id), append(fps, fp)
+			}
+		}
+		if err := closeAll(); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ids, whole.ids) || !slices.Equal(fps, whole.fps) || counted() != len(ids) {
+			t.Errorf("n=%d (%d partitions): ids %v fps %v counted %d, want %v %v", n, len(parts), ids, fps, counted(), whole.ids, whole.fps)
+		}
+	}
+}
