@@ -308,7 +308,7 @@ func JoinPartitions(ctx context.Context, j *Joiner, parts []FingerprintSource, w
 			}
 		})
 	}
-	go func() {
+	wg.Go(func() { // the feeder, waited for like the workers
 		defer close(next)
 		for i := range parts {
 			select {
@@ -317,7 +317,7 @@ func JoinPartitions(ctx context.Context, j *Joiner, parts []FingerprintSource, w
 				return
 			}
 		}
-	}()
+	})
 
 	// Merge in partition order.
 	err := func() error {
