@@ -28,6 +28,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/simcrawl/simcrawl/crawler"
 	"github.com/simcrawl/simcrawl/internal/demosite"
 )
@@ -114,8 +116,12 @@ func run() error {
 	start := time.Now()
 	sum, err := c.Run(context.Background())
 	elapsed := time.Since(start)
+	seenSum, seenCount, gerr := contentSeenTime(c.Gatherer())
 	if cerr := c.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		err = gerr
 	}
 	if err != nil {
 		return err
@@ -131,7 +137,31 @@ func run() error {
 		r.Fetched, r.Stored, r.DroppedExact, r.DroppedNear, sum.Frontier.Pending)
 	fmt.Printf("elapsed %.2fs  %.1f pages/s  cpu %.2fs  %.2f ms cpu/page  peak RSS %s\n",
 		elapsed.Seconds(), float64(r.Fetched)/elapsed.Seconds(), cpu, 1000*cpu/float64(r.Fetched), peakRSS())
+	if seenCount > 0 {
+		perPage := seenSum / float64(seenCount)
+		fmt.Printf("contentseen %.1f us/page (fingerprint + duplicate look-up), %.1f%% of cpu/page\n",
+			1e6*perPage, 100*perPage/(cpu/float64(r.Fetched)))
+	}
 	return nil
+}
+
+// contentSeenTime reads the crawl's simcrawl_contentseen_seconds histogram:
+// the time spent fingerprinting and looking for duplicates, per page.
+func contentSeenTime(g prometheus.Gatherer) (sum float64, count uint64, err error) {
+	mfs, err := g.Gather()
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "simcrawl_contentseen_seconds" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			sum += m.GetHistogram().GetSampleSum()
+			count += m.GetHistogram().GetSampleCount()
+		}
+	}
+	return sum, count, nil
 }
 
 func cpuSeconds(ru syscall.Rusage) float64 {
