@@ -9,15 +9,7 @@ import (
 
 func TestAliasTx(t *testing.T) {
 	ctx := context.Background()
-	db, err := bolt.Open(t.TempDir()+"/f.db", 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	f, err := New(db, Options{PerHostDelay: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, db, _ := newFrontier(t, Options{PerHostDelay: -1})
 	if _, err := f.Add(ctx, Item{URL: "http://a.example/queued"}); err != nil {
 		t.Fatal(err)
 	}

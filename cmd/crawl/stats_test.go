@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -124,36 +122,6 @@ func TestStatsCommand(t *testing.T) {
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("stats output lacks %q:\n%s", want, text)
-		}
-	}
-}
-
-// TestInspectDuringCrawl: while a crawl process holds the data directory,
-// dups and stats fail at once with the "another crawl" message.
-func TestInspectDuringCrawl(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a crawl process")
-	}
-	g := &demosite.Generated{N: 200, Latency: 50 * time.Millisecond}
-	srv := httptest.NewServer(g)
-	defer srv.Close()
-	dir := t.TempDir()
-	seeds := writeFile(t, dir, "seeds.txt", srv.URL+"/p/0\n")
-	data := filepath.Join(dir, "data")
-	cmd, _ := startCrawlProcess(t, crawlArgs(seeds, data)...)
-	defer func() {
-		if err := cmd.Process.Kill(); err != nil {
-			t.Errorf("kill: %v", err)
-		}
-		if err := cmd.Wait(); err == nil {
-			t.Error("killed crawl process exited cleanly")
-		}
-	}()
-	waitServed(t, g, 3)
-	for _, args := range [][]string{{"dups"}, {"dups", "show", srv.URL + "/p/1"}, {"stats"}} {
-		_, _, err := run(t, "", append(args, "--data", data)...)
-		if err == nil || !strings.Contains(err.Error(), "another crawl") {
-			t.Errorf("%v during a crawl: err = %v, want 'another crawl'", args, err)
 		}
 	}
 }
