@@ -68,7 +68,8 @@ func (c *Crawler) examine(p *page) (outcome, failure string) {
 			return "", fmt.Sprintf("bad final url: longer than %d bytes", frontier.MaxURLLength)
 		}
 		if p.record == nil {
-			if _, err := frontier.Canonical(p.resp.FinalURL); err != nil {
+			var err error
+			if p.finalURL, err = frontier.Canonical(p.resp.FinalURL); err != nil {
 				return "", "bad final url: " + err.Error()
 			}
 		}
@@ -122,6 +123,7 @@ type page struct {
 	links    []frontier.Item
 	alias    bool          // a redirect to a URL the crawl knows on its own
 	urlTaken bool          // the store already holds a page under this URL
+	finalURL string        // canonical final URL of a fetched page ("" for dedup records)
 	seenTime time.Duration // spent fingerprinting and looking for duplicates
 	// record, when set, records the outcome instead of the frontier: a
 	// dedup record (Dedup) is not a frontier URL and has no links to queue.
@@ -203,18 +205,14 @@ var errMaxPages = errors.New("crawler: max pages reached")
 // alias of that URL: it is marked done as such and not judged, so a page is
 // never stored twice or logged as a duplicate of its own redirect target.
 func (c *Crawler) aliasTx(tx *bolt.Tx, p *page) (bool, error) {
-	if p.record != nil || p.resp == nil {
-		return false, nil
+	if p.finalURL == "" || p.finalURL == p.item.URL {
+		return false, nil // not redirected, or a dedup record
 	}
-	final, err := frontier.Canonical(p.resp.FinalURL)
-	if err != nil || final == p.item.URL {
-		return false, nil
-	}
-	known, err := c.frontier.AliasTx(tx, final, "alias-of:"+p.item.URL)
+	known, err := c.frontier.AliasTx(tx, p.finalURL, "alias-of:"+p.item.URL)
 	if err != nil || !known {
 		return false, err
 	}
-	return true, c.frontier.DoneTx(tx, p.item, outcomeRedirect+final)
+	return true, c.frontier.DoneTx(tx, p.item, outcomeRedirect+p.finalURL)
 }
 
 // maxPagesReached reports whether MaxPages pages are stored, counting the
