@@ -434,7 +434,7 @@ func TestDataRecordsK(t *testing.T) {
 // a redirect to an absurdly long URL fails that page, not the crawl.
 func TestCrawlAfterDedupAndLongRedirect(t *testing.T) {
 	article := func(n int) string {
-		return articleHTML(fmt.Sprintf("Story %d", n), strings.Join(dedupWords(uint64(n), 200), " "))
+		return articleHTML(fmt.Sprintf("Story %d", n), strings.Join(demosite.Words(uint64(n), 200), " "))
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/url"
 	"os"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/extract"
+	"github.com/simcrawl/simcrawl/internal/demosite"
 	"github.com/simcrawl/simcrawl/storage"
 )
 
@@ -34,22 +34,6 @@ func (s *sliceSource) Next(ctx context.Context) (*Record, error) {
 	s.recs = s.recs[1:]
 	copied := *r
 	return &copied, nil
-}
-
-// dedupWords returns n made-up words (thousands of distinct ones, so two
-// seeds give unrelated texts), the same for the same seed.
-func dedupWords(seed uint64, n int) []string {
-	syl := strings.Fields("ka lo mi ren tu sa vel dor pin queh az bo lith mar nu os pe ru sil tam")
-	r := rand.New(rand.NewPCG(seed, 7))
-	w := make([]string, n)
-	for i := range w {
-		var b strings.Builder
-		for range 2 + r.IntN(2) {
-			b.WriteString(syl[r.IntN(len(syl))])
-		}
-		w[i] = b.String()
-	}
-	return w
 }
 
 func dedupHTML(title string, words []string) []byte {
@@ -80,8 +64,8 @@ func runDedup(t *testing.T, dir string, recs []*Record, onKept func(*storage.Pag
 }
 
 func TestDedup(t *testing.T) {
-	a := dedupWords(1, 400)
-	b := dedupWords(2, 400)
+	a := demosite.Words(1, 400)
+	b := demosite.Words(2, 400)
 	fp, err := contentseen.NewFingerprinter(contentseen.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +89,7 @@ func TestDedup(t *testing.T) {
 	}
 	fa := textFP(a)
 	var near []string
-	for _, w := range dedupWords(9, 100) {
+	for _, w := range demosite.Words(9, 100) {
 		cand := append(append([]string(nil), a...), w)
 		if d := contentseen.Distance(fa, textFP(cand)); d >= 1 && d <= 3 {
 			near = cand
@@ -123,8 +107,8 @@ func TestDedup(t *testing.T) {
 		{URL: "file:///corpus/a.txt", Text: strings.Join(a, " ") + ".", Title: "A text"}, // text only: exact copy of a
 		{URL: "http://example.com/short", Body: []byte("<p>Too short.</p>")},             // thin: stored, not indexed
 		{URL: "http://example.com/img.png", Body: []byte("\x89PNG\r\n"), ContentType: "image/png"},
-		{URL: "HTTP://EXAMPLE.COM/b", Body: dedupHTML("B", b)},                   // same canonical URL as b: already decided
-		{URL: "http://example.com/b", Body: dedupHTML("B2", dedupWords(3, 400))}, // same again, other text
+		{URL: "HTTP://EXAMPLE.COM/b", Body: dedupHTML("B", b)},                       // same canonical URL as b: already decided
+		{URL: "http://example.com/b", Body: dedupHTML("B2", demosite.Words(3, 400))}, // same again, other text
 	}
 	dir := t.TempDir()
 	var kept []*storage.Page
@@ -179,7 +163,7 @@ func TestDedup(t *testing.T) {
 // is never logged as a duplicate of itself.
 func TestDedupAgainstStoredURL(t *testing.T) {
 	dir := t.TempDir()
-	a, b := dedupWords(1, 300), dedupWords(2, 300)
+	a, b := demosite.Words(1, 300), demosite.Words(2, 300)
 	runDedup(t, dir, []*Record{{URL: "http://example.com/a", Body: dedupHTML("A", a)}}, nil)
 	sum := runDedup(t, dir, []*Record{
 		{URL: "http://example.com/a", Key: "second-a", Body: dedupHTML("A", a)},
@@ -199,7 +183,7 @@ func TestDedupSourceError(t *testing.T) {
 	boom := errors.New("disk on fire")
 	c := openDedup(t, dir)
 	sum, err := c.Dedup(context.Background(), &sliceSource{
-		recs: []*Record{{URL: "http://example.com/a", Body: dedupHTML("A", dedupWords(1, 300))}},
+		recs: []*Record{{URL: "http://example.com/a", Body: dedupHTML("A", demosite.Words(1, 300))}},
 		err:  boom,
 	}, nil)
 	if cerr := c.Close(); cerr != nil {

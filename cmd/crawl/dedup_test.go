@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -203,8 +202,8 @@ func dedupFixture(t *testing.T) (tree, jsonl string) {
 	t.Helper()
 	dir := t.TempDir()
 	tree = filepath.Join(dir, "site")
-	a := strings.Join(fixtureWords(1, 300), " ")
-	b := strings.Join(fixtureWords(2, 300), " ")
+	a := strings.Join(demosite.Words(1, 300), " ")
+	b := strings.Join(demosite.Words(2, 300), " ")
 	page := func(title, text, chrome string) string {
 		return "<html><head><title>" + title + "</title></head><body><nav>" + chrome +
 			"</nav><article><h1>" + title + "</h1><p>" + text + ".</p></article></body></html>"
@@ -223,7 +222,7 @@ func dedupFixture(t *testing.T) (tree, jsonl string) {
 		writeFile(t, filepath.Dir(p), filepath.Base(p), content)
 	}
 	lines := []string{
-		`{"url": "http://example.com/c", "text": "` + strings.Join(fixtureWords(3, 300), " ") + `."}`,
+		`{"url": "http://example.com/c", "text": "` + strings.Join(demosite.Words(3, 300), " ") + `."}`,
 		`not json`,
 		`{"url": "http://example.com/a-copy", "html": "` + page("A", a, "Copy") + `"}`,
 		`{"url": "http://example.com/empty"}`,
@@ -231,20 +230,6 @@ func dedupFixture(t *testing.T) (tree, jsonl string) {
 	}
 	jsonl = writeFile(t, dir, "pages.jsonl", strings.Join(lines, "\n"))
 	return tree, jsonl
-}
-
-func fixtureWords(seed uint64, n int) []string {
-	syl := strings.Fields("ka lo mi ren tu sa vel dor pin queh az bo lith mar nu os pe ru sil tam")
-	r := rand.New(rand.NewPCG(seed, 11))
-	w := make([]string, n)
-	for i := range w {
-		var b strings.Builder
-		for range 2 + r.IntN(2) {
-			b.WriteString(syl[r.IntN(len(syl))])
-		}
-		w[i] = b.String()
-	}
-	return w
 }
 
 func TestDedupHTMLTreeAndJSONL(t *testing.T) {
@@ -356,7 +341,7 @@ func TestDedupKillNineThenResume(t *testing.T) {
 		if i%3 == 2 {
 			seed = uint64(i - 1) // every third page copies the one before
 		}
-		fmt.Fprintf(&buf, `{"url": "http://example.com/%d", "text": "%s."}`+"\n", i, strings.Join(fixtureWords(seed, 150), " "))
+		fmt.Fprintf(&buf, `{"url": "http://example.com/%d", "text": "%s."}`+"\n", i, strings.Join(demosite.Words(seed, 150), " "))
 	}
 	if err := os.WriteFile(input, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)

@@ -161,3 +161,21 @@ var vocabulary = func() []string {
 	}
 	return v
 }()
+
+// Words returns n made-up words built from a small set of syllables:
+// thousands of distinct words, so texts from two seeds are unrelated, and
+// the same words for the same seed. Tests use them for articles that share
+// nothing by chance.
+func Words(seed uint64, n int) []string {
+	syl := strings.Fields("ka lo mi ren tu sa vel dor pin queh az bo lith mar nu os pe ru sil tam")
+	r := rand.New(rand.NewPCG(seed, 7))
+	w := make([]string, n)
+	for i := range w {
+		var b strings.Builder
+		for range 2 + r.IntN(2) {
+			b.WriteString(syl[r.IntN(len(syl))])
+		}
+		w[i] = b.String()
+	}
+	return w
+}
