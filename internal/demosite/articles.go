@@ -1,5 +1,7 @@
 package demosite
 
+import "strings"
+
 // The demo's articles. All text here was written for this project.
 
 type article struct {
@@ -62,16 +64,9 @@ var teaGarden = article{
 
 // teaGardenRepost is teaGarden as another site reposts it: same title,
 // one phrase dropped, another template around it.
-var teaGardenRepost = article{
-	slug:  "tea-garden",
-	title: "山区茶园首次向游客开放",
-	paras: []string{
-		"本周六，位于县城以北四十公里的高山茶园首次向游客开放。茶园负责人介绍，园区种植绿茶和红茶共三百多亩，海拔超过一千米，适合茶树生长。",
-		"开放首日吸引了近两千名游客，许多家庭带着孩子体验采茶和制茶。工作人员现场演示了杀青、揉捻和烘干等传统工序，游客可以把自己亲手制作的茶叶带回家。",
-		"当地政府表示，茶园开放是乡村旅游规划的一部分，今后还将修建步行道、观景台和民宿，帮助村民增加收入。附近村庄已有三十多户人家报名参加民宿培训。",
-		"茶园所在的村子过去以种植玉米和土豆为主，收入不高，年轻人大多外出打工。十年前，村里请来农业技术人员，在向阳的山坡上试种茶树，第一批茶叶就在省里的评比中获得了奖项。",
-		"如今，全村有一百二十多户人家参与茶叶种植和加工，合作社统一收购鲜叶，统一包装销售。负责人说，开放参观以后，游客可以直接在茶园购买新茶，价格比网上便宜，村民也省去了运输成本。",
-		"不少游客表示，山里空气清新，茶园风景优美，很适合周末带家人来放松。一位来自省城的游客说，孩子第一次看到茶叶是怎样从树上变成杯中的茶，觉得非常新鲜，下次还想再来。",
-		"专家提醒，山区道路狭窄，周末车流量较大，游客应尽量乘坐县城开出的旅游专线巴士，并注意天气变化，雨天山路湿滑，需要穿防滑鞋。",
-	},
-}
+var teaGardenRepost = func() article {
+	a := teaGarden
+	a.paras = append([]string(nil), teaGarden.paras...)
+	a.paras[0] = strings.Replace(a.paras[0], "常年云雾缭绕，", "", 1)
+	return a
+}()
