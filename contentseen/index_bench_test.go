@@ -159,7 +159,7 @@ func benchIndex(b *testing.B, kind string, l Layout, n int) Index {
 func BenchmarkIndexNear(b *testing.B) {
 	b.Cleanup(func() { benchCleanup(b) })
 	for _, kind := range []string{"mem", "bolt"} {
-		for _, name := range []string{Layout4x16, Layout10x28} {
+		for _, name := range []string{Layout4x16, Layout10x28, LayoutGoogle16} {
 			l, err := LayoutByName(name)
 			if err != nil {
 				b.Fatal(err)
