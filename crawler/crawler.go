@@ -66,12 +66,12 @@ func Open(opts Options) (*Crawler, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	layout, err := contentseen.LayoutByName(opts.Layout)
-	if err != nil {
-		return nil, fmt.Errorf("crawler: %w", err)
-	}
-	if opts.K > layout.K() {
-		return nil, fmt.Errorf("crawler: k = %d exceeds layout %s, which guarantees k <= %d", opts.K, layout.Name(), layout.K())
+	var layout contentseen.Layout // LayoutAuto: known once the database is open
+	if opts.Layout != LayoutAuto {
+		var err error
+		if layout, err = namedLayout(opts.Layout, opts.K); err != nil {
+			return nil, err
+		}
 	}
 	fper, err := contentseen.NewFingerprinter(opts.Features)
 	if err != nil {
@@ -93,6 +93,11 @@ func Open(opts Options) (*Crawler, error) {
 		return nil, fmt.Errorf("crawler: open %s: %w", path, err)
 	}
 	c := &Crawler{opts: opts, db: db, fetcher: fetcher, fper: fper, k: opts.K}
+	if opts.Layout == LayoutAuto {
+		if layout, err = autoLayout(db, opts.K, opts.ExpectedPages); err != nil {
+			return nil, errors.Join(err, c.Close())
+		}
+	}
 	if err := c.openParts(layout); err != nil {
 		return nil, errors.Join(err, c.Close()) // Close stops what openParts started
 	}
@@ -148,7 +153,7 @@ func (c *Crawler) schemeHint() string {
 	}); err != nil || !ok {
 		return ""
 	}
-	return fmt.Sprintf("; to continue this crawl use --set contentseen.layout=%s --set contentseen.features=%s "+
+	return fmt.Sprintf("; to continue this crawl use --set contentseen.layout=%s (or auto) --set contentseen.features=%s "+
 		"(as config keys: layout and features under contentseen), or start a new --data directory", layout, scheme)
 }
 

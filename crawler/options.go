@@ -34,10 +34,14 @@ type Options struct {
 	RetryBackoff  time.Duration // first retry delay; doubles per attempt
 	Fetch         FetchOptions
 
-	K            int    // near-duplicate threshold in bits; must be <= the layout's K
-	Layout       string // contentseen layout name; default "4x16"
-	Features     contentseen.Options
-	KeepDropText bool
+	K      int    // near-duplicate threshold in bits; must be <= the layout's K
+	Layout string // contentseen layout name or LayoutAuto; default "4x16"
+	// ExpectedPages is the number of pages the crawl expects to store, from
+	// which LayoutAuto chooses the layout of a new index; default
+	// DefaultExpectedPages. An existing index keeps its layout.
+	ExpectedPages int64
+	Features      contentseen.Options
+	KeepDropText  bool
 	// ContentSeenOff stores every page without fingerprinting or looking
 	// for duplicates. It exists to measure what ContentSeen costs.
 	ContentSeenOff bool
@@ -62,6 +66,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.Layout == "" {
 		o.Layout = "4x16"
+	}
+	if o.ExpectedPages <= 0 {
+		o.ExpectedPages = DefaultExpectedPages
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
