@@ -158,6 +158,7 @@ func crawlerOptions(cfg Config, seeds []string, stderr io.Writer) (crawler.Optio
 		},
 		K:              cfg.ContentSeen.K,
 		Layout:         cfg.ContentSeen.Layout,
+		ExpectedPages:  cfg.ContentSeen.ExpectedPages,
 		Features:       feat,
 		KeepDropText:   cfg.Store.KeepDropText,
 		Logger:         slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level})),

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/simcrawl/simcrawl/crawler"
 )
 
 // Config is the whole of config.yaml. The YAML keys are a user contract:
@@ -58,10 +60,13 @@ type FetchConfig struct {
 
 // ContentSeenConfig tunes near-duplicate detection.
 type ContentSeenConfig struct {
-	K           int    `yaml:"k"`
-	Layout      string `yaml:"layout"`
-	Features    string `yaml:"features"`
-	MinFeatures int    `yaml:"min_features"`
+	K      int    `yaml:"k"`
+	Layout string `yaml:"layout"` // a layout name or "auto"
+	// ExpectedPages is how many pages the crawl expects to store; with
+	// layout auto it chooses the layout of a new index.
+	ExpectedPages int64  `yaml:"expected_pages"`
+	Features      string `yaml:"features"`
+	MinFeatures   int    `yaml:"min_features"`
 }
 
 // StoreConfig says what the page store keeps.
@@ -95,9 +100,10 @@ func defaultConfig() Config {
 			MaxRedirects:  10,
 		},
 		ContentSeen: ContentSeenConfig{
-			K:        3,
-			Layout:   "4x16",
-			Features: "words",
+			K:             3,
+			Layout:        "4x16",
+			ExpectedPages: crawler.DefaultExpectedPages,
+			Features:      "words",
 		},
 		Store: StoreConfig{KeepDropText: true},
 		Log: LogConfig{
@@ -172,7 +178,7 @@ func plainYAMLError(err error) error {
 		m = reWrongType.ReplaceAllStringFunc(m, func(s string) string {
 			g := reWrongType.FindStringSubmatch(s)
 			want := map[string]string{
-				"int": "a whole number", "bool": "true or false", "string": "a string",
+				"int": "a whole number", "int64": "a whole number", "bool": "true or false", "string": "a string",
 				"[]string": "a list, written [a, b]",
 			}[g[2]]
 			if want == "" {
@@ -274,6 +280,9 @@ func (c *Config) Validate() error {
 	cs := c.ContentSeen
 	if cs.K < 0 || cs.K > 64 {
 		bad("contentseen.k", "must be 0..64, got %d", cs.K)
+	}
+	if cs.ExpectedPages < 1 {
+		bad("contentseen.expected_pages", "must be >= 1, got %d", cs.ExpectedPages)
 	}
 	if cs.MinFeatures < 0 {
 		bad("contentseen.min_features", "must be >= 0, got %d", cs.MinFeatures)

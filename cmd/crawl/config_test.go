@@ -1,10 +1,13 @@
 package main
 
 import (
+	"io"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/simcrawl/simcrawl/crawler"
 )
 
 // The documented config.yaml at the repository root must decode to exactly
@@ -102,6 +105,8 @@ func TestBadSet(t *testing.T) {
 		{"fetch.per_hots=2", "unknown key fetch.per_hots"},
 		{"scope.max_pages=abc", `"abc" is not a whole number`},
 		{"scope.exclude=copies", "a list, written [a, b]"},
+		{"contentseen.expected_pages=0", "contentseen.expected_pages: must be >= 1"},
+		{"contentseen.expected_pages=lots", `"lots" is not a whole number`},
 	} {
 		_, err := loadConfig("", []string{tc.set})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -143,4 +148,22 @@ func FuzzLoadConfigSet(f *testing.F) {
 			}
 		}
 	})
+}
+
+// contentseen.layout=auto and contentseen.expected_pages reach the crawler.
+func TestLayoutAutoConfig(t *testing.T) {
+	cfg, err := loadConfig("", []string{"contentseen.layout=auto", "contentseen.expected_pages=200000000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, err := crawlerOptions(cfg, nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Layout != crawler.LayoutAuto || opts.ExpectedPages != 2e8 {
+		t.Errorf("crawler options: layout %q, expected pages %d; want auto and 200000000", opts.Layout, opts.ExpectedPages)
+	}
+	if def := defaultConfig().ContentSeen.ExpectedPages; def != crawler.DefaultExpectedPages {
+		t.Errorf("default contentseen.expected_pages = %d, want the crawler's %d", def, crawler.DefaultExpectedPages)
+	}
 }
