@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"slices"
 
 	bolt "go.etcd.io/bbolt"
@@ -43,16 +44,15 @@ func (x *BoltIndex) AddBatch(ctx context.Context, ids []uint64, fps []Fingerprin
 		if err != nil {
 			return err
 		}
-		tables := top.Bucket(tablesBucket)
 		empty = x.LenTx(tx) == 0
 		var lerr error
 		ids, fps = dedupBatch(ids, fps, func(fp Fingerprint) bool {
 			if empty || lerr != nil {
 				return false
 			}
-			_, ok, err := x.lookup(tables, fp)
+			ms, err := x.near(tx, top, fp, 0)
 			lerr = err
-			return ok
+			return len(ms) > 0
 		})
 		return lerr
 	})
@@ -80,6 +80,12 @@ func (x *BoltIndex) AddBatch(ctx context.Context, ids []uint64, fps []Fingerprin
 			es[i] = entry{x.layout.Permute(t, fp), ids[i]}
 		}
 		slices.SortFunc(es, func(a, b entry) int { return cmp.Compare(a.p, b.p) })
+		if empty {
+			if err := x.codeFromRun(t, es); err != nil {
+				return err
+			}
+		}
+		var hist [hSymbols]uint64
 		for start := 0; start < len(es); start += batchChunk {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -94,7 +100,8 @@ func (x *BoltIndex) AddBatch(ctx context.Context, ids []uint64, fps []Fingerprin
 				if empty {
 					tables.FillPercent = 1.0
 				}
-				return mergeTable(tables, t, chunk, x.blockLimit)
+				_, err = x.mergeTable(tables, t, chunk, x.blockLimit, 0, &hist)
+				return err
 			})
 			if err != nil {
 				return fmt.Errorf("contentseen: add batch to table %d: %w", t, err)
@@ -107,6 +114,33 @@ func (x *BoltIndex) AddBatch(ctx context.Context, ids []uint64, fps []Fingerprin
 		}
 		return meta.Delete(buildingKey)
 	})
+}
+
+// codeFromRun records, for table t, a new code built from the h values of
+// es, a sorted run about to fill the empty table, if it beats the current
+// one.
+func (x *BoltIndex) codeFromRun(t int, es []entry) error {
+	var hist [hSymbols]uint64
+	for i := 1; i < len(es); i++ {
+		hist[bits.LeadingZeros64(es[i-1].p^es[i].p)]++
+	}
+	_, cur := x.codes.latest(t)
+	nc, ok := cur.worthReplacing(&hist)
+	if !ok {
+		return nil
+	}
+	err := x.db.Update(func(tx *bolt.Tx) error {
+		top, err := x.top(tx)
+		if err != nil {
+			return err
+		}
+		_, _, err = x.codes.add(top.Bucket(codesBucket), t, nc)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("contentseen: add batch: %w", err)
+	}
+	return nil
 }
 
 // update runs f on the meta bucket in its own write transaction.

@@ -5,107 +5,155 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
-	"slices"
 
 	bolt "go.etcd.io/bbolt"
 )
 
-// Storage format 2 of BoltIndex: every table is a sorted run of permuted
-// fingerprints, each with its id, cut into blocks. All tables share one
-// bucket ("tables"):
+// Storage format 3 of BoltIndex: every table is a sorted run of permuted
+// fingerprints cut into compressed blocks. All tables share one bucket
+// ("tables"):
 //
 //	key   table number (1 byte) + lower bound (8 bytes, big-endian): the
 //	      smallest permuted fingerprint the block may hold; 0 for the
 //	      table's first block, else the block's first entry
-//	value id width w (1 byte, 1..8); the n permuted fingerprints of the
-//	      block, sorted (8 bytes each, big-endian); their n ids in the same
-//	      order (the low w bytes of each, big-endian), w the fewest bytes
-//	      that hold the block's largest id
+//	value code version (1 byte); n, the number of entries (2 bytes);
+//	      m, the bytes of the coded stream (2 bytes); the first entry in
+//	      full (8 bytes); the stream: each next entry as the Huffman code
+//	      of h, the position (0 = most significant) of the first bit where
+//	      it differs from the entry before, then its 63-h bits after h
+//	      (the bit at h is 1: the run is sorted); table 0 only: id width w
+//	      (1 byte) and the n ids, w bytes each, big-endian
 //
-// A block holds the entries from its lower bound up to the next block's.
-// A query seeks once per table to the block holding its prefix and scans
-// the entries of the prefix range with XOR and popcount, stepping to the
-// next block only when the range crosses a boundary. An insert rewrites
-// the one block per table its fingerprint falls in and splits a block that
-// grows past maxBlock bytes into halves. One key per block rather than per
-// fingerprint gives the tables' B+tree some 80 times fewer keys: a write
-// that touches a page decodes and re-encodes a few keys, not hundreds, and
-// the values pack the fingerprints densely (8 bytes plus the id's bytes).
+// Only table 0 keeps ids: a match found in another table takes its id
+// from table 0 (matches are rare; the saved bytes are in every block).
+// Table 0 is always written first, so a fingerprint in another table's
+// blocks is in table 0's.
 //
-// The value format is the place for issue 6's compressed blocks: a block
-// is read only through blockReader and written only by appendBlock and
-// insertInto's splice (which a compressed format would replace by a
-// decode and appendBlock).
+// A query seeks once per table to the block holding its prefix (bbolt's
+// branch pages are the block directory: one key per leaf page, in memory
+// once touched) and decodes entries from the block's start until the end
+// of the prefix range, a table lookup per h. Blocks are written only by
+// bulk loads and by merges of the delta (boltmerge.go); a merge rewrites a
+// block with its new entries and cuts it into blocks of at most limit
+// bytes.
 
 // formatVersion is recorded under formatKey in the meta bucket. Format 1
-// (one bbolt key per fingerprint per table, plus an fp->id bucket) had no
-// version key.
-const formatVersion = "2"
+// (one key per fingerprint) had no version key; format 2 stored blocks of
+// uncompressed entries with ids in every table and had no delta.
+const formatVersion = "3"
 
-// maxBlock is the default largest block value in bytes. Inserts split a
-// block when it grows past it, AddBatch fills blocks up to it. Four full
-// blocks fill a 4 KiB bbolt leaf page (16 bytes of page header, 16 of
-// element header and 9 of key per block: 16 + 4 × (25 + 992) = 4,084), so
-// bulk-loaded pages are full and an insert copies under 1 KiB.
+// maxBlock is the default largest block value in bytes. Four full blocks
+// fill a 4 KiB bbolt leaf page (16 bytes of page header, 16 of element
+// header and 9 of key per block: 16 + 4 × (25 + 992) = 4,084), so
+// bulk-loaded pages are full; a query decodes half a block per table on
+// average (about 90 entries at 10M).
 const maxBlock = 992
+
+// blockHeader is the bytes before a block's stream.
+const blockHeader = 1 + 2 + 2 + 8
 
 var tablesBucket = []byte("tables")
 
-// entry is one fingerprint of a table: permuted, with its id.
+// entry is one fingerprint of a table: permuted, with its id (kept on disk
+// in table 0 only).
 type entry struct{ p, id uint64 }
 
-// blockReader reads the entries of one block value in place. The
-// fingerprints come first and the ids after them, so that a query's scan
-// reads 8 bytes per candidate and ids only for matches.
-type blockReader struct {
-	b      []byte // the fingerprints and ids, after the width byte
-	w      int    // id width
-	stride int    // 8 + w: bytes per entry
-	n      int    // number of entries
+// block is a parsed block value; its slices alias the value.
+type block struct {
+	n      int
+	first  uint64
+	stream []byte
+	code   *hcode
+	w      int    // id width, table 0
+	ids    []byte // table 0
 }
 
-func readBlock(v []byte) (blockReader, error) {
-	if len(v) < 1 || v[0] < 1 || v[0] > 8 || (len(v)-1)%(8+int(v[0])) != 0 {
-		return blockReader{}, fmt.Errorf("contentseen: corrupt table block of %d bytes", len(v))
+// parseBlock parses a block value of table t.
+func (x *BoltIndex) parseBlock(t int, v []byte) (block, error) {
+	if len(v) < blockHeader {
+		return block{}, fmt.Errorf("corrupt block of %d bytes", len(v))
 	}
-	w := int(v[0])
-	return blockReader{b: v[1:], w: w, stride: 8 + w, n: (len(v) - 1) / (8 + w)}, nil
+	b := block{
+		n:     int(binary.BigEndian.Uint16(v[1:])),
+		first: binary.BigEndian.Uint64(v[5:]),
+	}
+	m := int(binary.BigEndian.Uint16(v[3:]))
+	if b.n == 0 || blockHeader+m > len(v) {
+		return block{}, fmt.Errorf("corrupt block: %d entries, %d stream bytes in %d", b.n, m, len(v))
+	}
+	b.stream = v[blockHeader : blockHeader+m]
+	if t == 0 {
+		rest := v[blockHeader+m:]
+		if len(rest) < 1 || rest[0] < 1 || rest[0] > 8 || len(rest)-1 != b.n*int(rest[0]) {
+			return block{}, fmt.Errorf("corrupt block: id section of %d bytes for %d entries", len(rest), b.n)
+		}
+		b.w, b.ids = int(rest[0]), rest[1:]
+	}
+	var err error
+	b.code, err = x.codes.get(t, v[0])
+	return b, err
 }
 
-func (r blockReader) p(i int) uint64 { return binary.BigEndian.Uint64(r.b[8*i:]) }
-
-func (r blockReader) id(i int) uint64 {
+// id returns the id of entry i of a table 0 block.
+func (b *block) id(i int) uint64 {
 	var id uint64
-	at := 8*r.n + i*r.w
-	for _, c := range r.b[at : at+r.w] {
+	for _, c := range b.ids[i*b.w : (i+1)*b.w] {
 		id = id<<8 | uint64(c)
 	}
 	return id
 }
 
-// search returns the first i with p(i) >= v (n if none). The entries of a
-// block are spread about evenly between its first and last (permuted
-// hashes), so it interpolates and then steps: a few neighbouring entries
-// read instead of a binary search's scattered ones (it runs once per table
-// per query, on a block not in the CPU cache). Uneven blocks only cost
-// steps, at most the block's entries.
-func (r blockReader) search(v uint64) int {
-	if r.n == 0 || v <= r.p(0) {
-		return 0
+// blockIter decodes a block's entries in order.
+type blockIter struct {
+	r    bitReader
+	code *hcode
+	cur  uint64
+	i, n int
+}
+
+func (b *block) iter() blockIter {
+	return blockIter{r: bitReader{b: b.stream}, code: b.code, cur: b.first, n: b.n}
+}
+
+// next returns the next entry; call it at most n times.
+func (it *blockIter) next() uint64 {
+	if it.i == 0 {
+		it.i = 1
+		return it.cur
 	}
-	first, last := r.p(0), r.p(r.n-1)
-	if v > last {
-		return r.n
+	it.i++
+	r := &it.r
+	if r.n < 56 {
+		r.refill()
 	}
-	i := int(float64(v-first) / float64(last-first) * float64(r.n-1))
-	i = min(max(i, 1), r.n-1) // p(0) < v <= p(n-1)
-	for r.p(i) < v {
-		i++
+	e := it.code.dec[r.acc>>(64-maxCodeLen)]
+	l, h := uint(e>>8), uint(e&63)
+	r.acc <<= l
+	r.n -= l
+	s := 63 - h
+	var suf uint64
+	if s <= r.n {
+		suf = r.acc >> (64 - s) // s == 0: 0
+		r.acc <<= s
+		r.n -= s
+	} else {
+		suf = r.read(s)
 	}
-	for r.p(i-1) >= v {
-		i--
+	it.cur = it.cur&^(^uint64(0)>>h) | 1<<s | suf
+	return it.cur
+}
+
+// entries appends all entries of b to es (ids 0 outside table 0).
+func (b *block) entries(es []entry) []entry {
+	it := b.iter()
+	for i := range b.n {
+		e := entry{p: it.next()}
+		if b.ids != nil {
+			e.id = b.id(i)
+		}
+		es = append(es, e)
 	}
-	return i
+	return es
 }
 
 // blockKey returns the bucket key of table t's block with lower bound lb.
@@ -118,8 +166,7 @@ func blockKey(t int, lb uint64) []byte {
 
 // seekBlock positions c on the block of table t that would hold permuted
 // fingerprint p and returns its key and value; nil if the table has no
-// block (an empty index). The cursor is left on that block, so c.Next
-// steps to the next one.
+// block. The cursor is left on that block, so c.Next steps to the next.
 func seekBlock(c *bolt.Cursor, t int, p uint64) (k, v []byte) {
 	var seek [9]byte
 	seek[0] = byte(t)
@@ -141,31 +188,24 @@ func seekBlock(c *bolt.Cursor, t int, p uint64) (k, v []byte) {
 	return k, v
 }
 
-// blockRef is a block as read in a transaction: its key and value, valid
-// until the transaction writes that block (bbolt never changes the bytes
-// of a value in place; a Put replaces the slice).
-type blockRef struct{ key, val []byte }
-
 // scanTable appends to ms every entry of table t within k of fp (permuted
-// p) in the prefix range [lo, hi], skipping fingerprints already in ms. It
-// also returns the block that holds or would hold p (lo <= p <= hi), for
-// SeenTx to insert into without a second seek.
-func (x *BoltIndex) scanTable(c *bolt.Cursor, t int, p, lo, hi uint64, k int, ms []Match) ([]Match, blockRef, error) {
-	var at blockRef
+// p) in the prefix range [lo, hi], skipping fingerprints already in ms.
+// Matches outside table 0 get their ids from table 0.
+func (x *BoltIndex) scanTable(tables *bolt.Bucket, c *bolt.Cursor, t int, p, lo, hi uint64, k int, ms []Match) ([]Match, error) {
 	key, v := seekBlock(c, t, lo)
 	for ; len(key) == 9 && int(key[0]) == t && binary.BigEndian.Uint64(key[1:]) <= hi; key, v = c.Next() {
-		if binary.BigEndian.Uint64(key[1:]) <= p {
-			at = blockRef{key, v}
-		}
-		r, err := readBlock(v)
+		b, err := x.parseBlock(t, v)
 		if err != nil {
-			return ms, at, fmt.Errorf("table %d block %x: %w", t, key[1:], err)
+			return ms, fmt.Errorf("table %d block %x: %w", t, key[1:], err)
 		}
-		i := r.search(lo)
-		for ; i < r.n; i++ {
-			e := r.p(i)
+		it := b.iter()
+		for i := range b.n {
+			e := it.next()
+			if e < lo {
+				continue
+			}
 			if e > hi {
-				return ms, at, nil
+				return ms, nil
 			}
 			d := bits.OnesCount64(e ^ p)
 			if d > k {
@@ -175,109 +215,181 @@ func (x *BoltIndex) scanTable(c *bolt.Cursor, t int, p, lo, hi uint64, k int, ms
 			if hasFingerprint(ms, f) { // found in an earlier table
 				continue
 			}
-			ms = append(ms, Match{ID: r.id(i), Fingerprint: f, Distance: d})
+			var id uint64
+			if t == 0 {
+				id = b.id(i)
+			} else {
+				var ok bool
+				if id, ok, err = x.lookupBlocks(tables, f); err != nil {
+					return ms, err
+				} else if !ok {
+					return ms, fmt.Errorf("table %d holds %v, table 0 does not", t, f)
+				}
+			}
+			ms = append(ms, Match{ID: id, Fingerprint: f, Distance: d})
 		}
 	}
-	return ms, at, nil
+	return ms, nil
 }
 
-// lookup returns the id stored with fp, read from table 0.
-func (x *BoltIndex) lookup(tables *bolt.Bucket, fp Fingerprint) (uint64, bool, error) {
+// lookupBlocks returns the id stored with fp in table 0's blocks.
+func (x *BoltIndex) lookupBlocks(tables *bolt.Bucket, fp Fingerprint) (uint64, bool, error) {
 	p := x.layout.Permute(0, fp)
 	key, v := seekBlock(tables.Cursor(), 0, p)
 	if key == nil {
 		return 0, false, nil
 	}
-	r, err := readBlock(v)
+	b, err := x.parseBlock(0, v)
 	if err != nil {
 		return 0, false, fmt.Errorf("table 0 block %x: %w", key[1:], err)
 	}
-	if i := r.search(p); i < r.n && r.p(i) == p {
-		return r.id(i), true, nil
+	it := b.iter()
+	for i := range b.n {
+		switch e := it.next(); {
+		case e == p:
+			return b.id(i), true, nil
+		case e > p:
+			return 0, false, nil
+		}
 	}
 	return 0, false, nil
 }
 
-// insertEntry inserts e, not stored, into table t. It is mergeTable for
-// one entry, with a fast path for the common case: the block has room and
-// e's id fits the block's id width, so the new value is the old one with e
-// spliced in, one allocation.
-func insertEntry(tables *bolt.Bucket, t int, e entry, limit int) error {
-	key, v := seekBlock(tables.Cursor(), t, e.p)
-	return insertInto(tables, t, blockRef{key, v}, e, limit)
+// encodeBlock appends the block value of es (sorted, not empty) to v.
+func encodeBlock(v []byte, es []entry, ver uint8, c *hcode, withIDs bool) []byte {
+	start := len(v)
+	v = append(v, ver, 0, 0, 0, 0)
+	binary.BigEndian.PutUint16(v[start+1:], uint16(len(es)))
+	v = binary.BigEndian.AppendUint64(v, es[0].p)
+	w := bitWriter{b: v}
+	for i := 1; i < len(es); i++ {
+		prev, cur := es[i-1].p, es[i].p
+		h := uint(bits.LeadingZeros64(prev ^ cur))
+		w.write(uint64(c.code[h]), uint(c.lens[h]))
+		w.write(cur, 63-h)
+	}
+	v = w.flush()
+	binary.BigEndian.PutUint16(v[start+3:], uint16(len(v)-start-blockHeader))
+	if withIDs {
+		width := idWidth(es)
+		v = append(v, byte(width))
+		for _, e := range es {
+			v = appendID(v, e.id, width)
+		}
+	}
+	return v
 }
 
-// insertInto is insertEntry into at, the block of table t that holds e's
-// place (nil key: the table is empty).
-func insertInto(tables *bolt.Bucket, t int, at blockRef, e entry, limit int) error {
-	key, v := at.key, at.val
-	if key == nil {
-		return mergeTable(tables, t, []entry{e}, limit)
+// fits returns how many entries of es, from the first, one block of at
+// most limit bytes holds (at least one), and adds their h to hist.
+func fits(es []entry, c *hcode, withIDs bool, limit int, hist *[hSymbols]uint64) int {
+	bitsUsed, maxID := 0, uint64(0)
+	n := 0
+	for i, e := range es {
+		var add int
+		var h uint
+		if i > 0 {
+			h = uint(bits.LeadingZeros64(es[i-1].p ^ e.p))
+			add = int(c.lens[h]) + 63 - int(h)
+		}
+		size := blockHeader + (bitsUsed+add+7)/8
+		if withIDs {
+			m := maxID | e.id
+			size += 1 + (i+1)*max(1, (bits.Len64(m)+7)/8)
+		}
+		if i > 0 && (size > limit || i >= 0xffff) {
+			break
+		}
+		if i > 0 {
+			hist[h]++
+		}
+		bitsUsed += add
+		maxID |= e.id
+		n = i + 1
 	}
-	r, err := readBlock(v)
-	if err != nil {
-		return fmt.Errorf("table %d block %x: %w", t, key[1:], err)
+	return n
+}
+
+// writeBlocks writes es (sorted, not empty) as table t's block with lower
+// bound lb, cut into as few blocks of at most limit bytes as hold them, of
+// about equal counts, coded with the table's latest code. It adds the
+// written h values to hist. Keys and values are fresh slices, as bbolt
+// keeps them until the commit.
+func (x *BoltIndex) writeBlocks(tables *bolt.Bucket, t int, lb uint64, es []entry, limit int, hist *[hSymbols]uint64) error {
+	ver, c := x.codes.latest(t)
+	var scratch [hSymbols]uint64
+	// Count the blocks a greedy cut needs, then cut into that many of
+	// about equal counts, each no longer than the greedy cut allows.
+	nb := 0
+	for rest := es; len(rest) > 0; nb++ {
+		rest = rest[fits(rest, c, t == 0, limit, &scratch):]
 	}
-	if len(v)+r.stride > limit || idWidth([]entry{e}) > r.w {
-		return mergeTable(tables, t, []entry{e}, limit)
-	}
-	i := r.search(e.p)
-	nv := make([]byte, 1, len(v)+r.stride)
-	nv[0] = v[0]
-	nv = append(nv, r.b[:8*i]...)
-	nv = binary.BigEndian.AppendUint64(nv, e.p)
-	nv = append(nv, r.b[8*i:8*r.n+r.w*i]...) // fingerprints after e, ids before
-	nv = appendID(nv, e.id, r.w)
-	nv = append(nv, r.b[8*r.n+r.w*i:]...)
-	if err := tables.Put(bytes.Clone(key), nv); err != nil {
-		return fmt.Errorf("table %d: write block: %w", t, err)
+	for start := 0; start < len(es); nb-- {
+		target := (len(es) - start + max(nb, 1) - 1) / max(nb, 1)
+		n := min(target, fits(es[start:min(start+target, len(es))], c, t == 0, limit, hist))
+		if start > 0 {
+			lb = es[start].p
+		}
+		if err := tables.Put(blockKey(t, lb), encodeBlock(nil, es[start:start+n], ver, c, t == 0)); err != nil {
+			return fmt.Errorf("table %d: write block: %w", t, err)
+		}
+		start += n
 	}
 	return nil
 }
 
-// mergeTable inserts es, sorted by p and none of them stored, into table
-// t: block by block, each block rewritten once with all the new entries
-// that fall in it, and split into blocks of at most limit bytes.
-func mergeTable(tables *bolt.Bucket, t int, es []entry, limit int) error {
-	var buf []entry
-	for len(es) > 0 {
+// mergeTable merges es (sorted by p) into table t, block by block, each
+// block rewritten once with the entries that fall in it; entries already
+// in the table are skipped, so merging the same entries again (after a
+// crash) changes nothing. It stops after rewriting about maxBlocks blocks
+// (0: no limit) and returns how many entries of es it consumed.
+func (x *BoltIndex) mergeTable(tables *bolt.Bucket, t int, es []entry, limit, maxBlocks int, hist *[hSymbols]uint64) (int, error) {
+	var buf, old []entry
+	consumed, rewritten := 0, 0
+	for consumed < len(es) && (maxBlocks == 0 || rewritten < maxBlocks) {
+		rest := es[consumed:]
 		c := tables.Cursor()
-		key, v := seekBlock(c, t, es[0].p)
+		key, v := seekBlock(c, t, rest[0].p)
 		var lb uint64 // lower bound of the block; 0 starts the table
-		var old blockReader
+		old = old[:0]
 		if key != nil {
 			lb = binary.BigEndian.Uint64(key[1:])
-			var err error
-			if old, err = readBlock(v); err != nil {
-				return fmt.Errorf("table %d block %x: %w", t, key[1:], err)
+			b, err := x.parseBlock(t, v)
+			if err != nil {
+				return consumed, fmt.Errorf("table %d block %x: %w", t, key[1:], err)
 			}
+			old = b.entries(old)
 		}
 		// The new entries below the next block's lower bound go here.
-		j := len(es)
+		j := len(rest)
 		if key != nil {
 			if nk, _ := c.Next(); len(nk) == 9 && int(nk[0]) == t {
-				j = lowerBoundEntries(es, binary.BigEndian.Uint64(nk[1:]))
+				j = lowerBoundEntries(rest, binary.BigEndian.Uint64(nk[1:]))
 			}
 		}
-		// Merge the block's entries with es[:j] (bbolt's v stays valid:
-		// nothing was written since the seek).
 		buf = buf[:0]
-		i := 0
-		for _, e := range es[:j] {
-			for ; i < old.n && old.p(i) < e.p; i++ {
-				buf = append(buf, entry{old.p(i), old.id(i)})
+		i, added := 0, 0
+		for _, e := range rest[:j] {
+			for ; i < len(old) && old[i].p < e.p; i++ {
+				buf = append(buf, old[i])
+			}
+			if i < len(old) && old[i].p == e.p {
+				continue // merged before
 			}
 			buf = append(buf, e)
+			added++
 		}
-		for ; i < old.n; i++ {
-			buf = append(buf, entry{old.p(i), old.id(i)})
+		buf = append(buf, old[i:]...)
+		consumed += j
+		if added == 0 {
+			continue
 		}
-		if err := writeBlocks(tables, t, lb, buf, limit); err != nil {
-			return err
+		if err := x.writeBlocks(tables, t, lb, buf, limit, hist); err != nil {
+			return consumed, err
 		}
-		es = es[j:]
+		rewritten++
 	}
-	return nil
+	return consumed, nil
 }
 
 // lowerBoundEntries returns the first i with es[i].p >= v.
@@ -292,42 +404,6 @@ func lowerBoundEntries(es []entry, v uint64) int {
 		}
 	}
 	return lo
-}
-
-// writeBlocks writes es (sorted, not empty) as the block with lower bound
-// lb, cut into as few blocks of at most limit bytes as hold them, of
-// nearly equal counts: an insert into a full block splits it in halves, a
-// bulk load fills blocks. Keys and values are fresh slices, as bbolt keeps
-// them until the commit.
-func writeBlocks(tables *bolt.Bucket, t int, lb uint64, es []entry, limit int) error {
-	w := idWidth(es)
-	per := max(1, (limit-1)/(8+w))
-	nb := (len(es) + per - 1) / per
-	size := (len(es) + nb - 1) / nb
-	for start := 0; start < len(es); start += size {
-		part := es[start:min(start+size, len(es))]
-		if start > 0 {
-			lb = part[0].p
-		}
-		if err := tables.Put(blockKey(t, lb), appendBlock(nil, part)); err != nil {
-			return fmt.Errorf("table %d: write block: %w", t, err)
-		}
-	}
-	return nil
-}
-
-// appendBlock appends the block value of es (sorted) to v.
-func appendBlock(v []byte, es []entry) []byte {
-	w := idWidth(es)
-	v = slices.Grow(v, 1+len(es)*(8+w))
-	v = append(v, byte(w))
-	for _, e := range es {
-		v = binary.BigEndian.AppendUint64(v, e.p)
-	}
-	for _, e := range es {
-		v = appendID(v, e.id, w)
-	}
-	return v
 }
 
 // appendID appends the low w bytes of id, big-endian.

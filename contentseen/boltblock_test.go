@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,12 +12,15 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// openBoltBlocks opens an index whose blocks hold at most perBlock entries
-// with one-byte ids, so that a few dozen fingerprints make many blocks.
+// openBoltBlocks opens an index whose blocks hold about perBlock entries
+// (at most 10 bytes each), and whose delta is merged into the blocks in
+// the background whenever it holds perBlock entries, so that a few dozen
+// fingerprints make many blocks and many merges.
 func openBoltBlocks(t testing.TB, path string, l Layout, perBlock int) *BoltIndex {
 	t.Helper()
 	x := mustOpenBolt(t, path, BoltOptions{Layout: l, NoSync: true})
-	x.blockLimit = 1 + perBlock*9
+	x.blockLimit = blockHeader + 1 + perBlock*10
+	x.minDelta = perBlock
 	return x
 }
 
@@ -27,9 +29,13 @@ func openBoltBlocks(t testing.TB, path string, l Layout, perBlock int) *BoltInde
 // starts with its lower bound, entries are sorted and below the next
 // block's bound, no block is empty or larger than the limit, and every
 // table holds Len entries, each the permutation of a stored fingerprint.
-// It returns the number of blocks per table.
+// It merges the delta first (Checkpoint) and checks that it is empty. It
+// returns the number of blocks per table.
 func checkBlocks(t testing.TB, x *BoltIndex, o oracle) []int {
 	t.Helper()
+	if err := x.Checkpoint(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	blocks := make([]int, x.layout.Tables())
 	err := x.db.View(func(tx *bolt.Tx) error {
 		top, err := x.top(tx)
@@ -37,6 +43,9 @@ func checkBlocks(t testing.TB, x *BoltIndex, o oracle) []int {
 			return err
 		}
 		n := x.LenTx(tx)
+		if d := top.Bucket(deltaBucket).Stats().KeyN; d != 0 {
+			t.Fatalf("%d delta entries after Checkpoint", d)
+		}
 		c := top.Bucket(tablesBucket).Cursor()
 		for tab := range x.layout.Tables() {
 			entries := 0
@@ -47,23 +56,25 @@ func checkBlocks(t testing.TB, x *BoltIndex, o oracle) []int {
 			}
 			for ; len(k) == 9 && int(k[0]) == tab; k, v = c.Next() {
 				lb := binary.BigEndian.Uint64(k[1:])
-				r, err := readBlock(v)
+				b, err := x.parseBlock(tab, v)
 				if err != nil {
 					t.Fatalf("table %d block %x: %v", tab, lb, err)
 				}
-				if r.n == 0 || len(v) > x.blockLimit && r.n > 1 {
-					t.Fatalf("table %d block %x: %d entries in %d bytes (limit %d)", tab, lb, r.n, len(v), x.blockLimit)
+				if b.n == 0 || len(v) > x.blockLimit && b.n > 1 {
+					t.Fatalf("table %d block %x: %d entries in %d bytes (limit %d)", tab, lb, b.n, len(v), x.blockLimit)
 				}
-				if blocks[tab] > 0 && r.p(0) != lb {
-					t.Fatalf("table %d block %x starts with %x", tab, lb, r.p(0))
+				es := b.entries(nil)
+				if blocks[tab] > 0 && es[0].p != lb {
+					t.Fatalf("table %d block %x starts with %x", tab, lb, es[0].p)
 				}
-				for i := range r.n {
-					p := r.p(i)
+				for _, e := range es {
+					p := e.p
 					if entries > 0 && p <= prev {
 						t.Fatalf("table %d block %x: entry %x after %x", tab, lb, p, prev)
 					}
-					if id, ok := o[x.layout.Unpermute(tab, p)]; !ok || id != r.id(i) {
-						t.Fatalf("table %d: entry %x id %d not stored (oracle id %d, %v)", tab, p, r.id(i), id, ok)
+					id, ok := o[x.layout.Unpermute(tab, p)]
+					if !ok || tab == 0 && id != e.id {
+						t.Fatalf("table %d: entry %x id %d not stored (oracle id %d, %v)", tab, p, e.id, id, ok)
 					}
 					prev = p
 					entries++
@@ -117,8 +128,8 @@ func TestBoltBlockSplits(t *testing.T) {
 	}
 	blocks := checkBlocks(t, x, o)
 	for tab, n := range blocks {
-		if n < len(o)/3 {
-			t.Errorf("table %d: %d blocks for %d entries of at most 3", tab, n, len(o))
+		if n < len(o)/6 {
+			t.Errorf("table %d: %d blocks for %d entries of about 3", tab, n, len(o))
 		}
 	}
 	checkNear(t, x, l, o, queries)
@@ -154,8 +165,8 @@ func TestBoltBlockEqualPrefixes(t *testing.T) {
 		t.Fatal(err)
 	}
 	blocks := checkBlocks(t, x, o)
-	if blocks[0] < len(o)/4 {
-		t.Errorf("table 0: %d blocks for %d entries of at most 4", blocks[0], len(o))
+	if blocks[0] < 8 {
+		t.Errorf("table 0: %d blocks for %d entries of about 4", blocks[0], len(o))
 	}
 	queries := []Fingerprint{base, base ^ 0xff, base ^ 0xf000_0000_0000_000f, ^base}
 	for range 30 {
@@ -187,6 +198,16 @@ func TestBoltBlockBoundaryAtPrefix(t *testing.T) {
 		fp := l.Unpermute(0, p)
 		o.add(uint64(i+1), fp)
 		ids, fps = append(ids, uint64(i+1)), append(fps, fp)
+	}
+	// Blocks of 4, 4 and 3 entries: the limit is the largest of the three.
+	_, code := x.codes.latest(0)
+	x.blockLimit = 0
+	for i := 0; i < len(ps); i += 4 {
+		var es []entry
+		for j := i; j < min(i+4, len(ps)); j++ {
+			es = append(es, entry{ps[j], uint64(j + 1)})
+		}
+		x.blockLimit = max(x.blockLimit, len(encodeBlock(nil, es, 0, code, true)))
 	}
 	if err := x.AddBatch(context.Background(), ids, fps); err != nil {
 		t.Fatal(err)
@@ -330,47 +351,3 @@ func TestOpenBoltOldFormat(t *testing.T) {
 	}
 }
 
-// TestBlockSearch checks the interpolating search against a linear one on
-// even, clustered and one-entry blocks.
-func TestBlockSearch(t *testing.T) {
-	rng := rand.New(rand.NewPCG(testSeed(t), 14))
-	for round := range 200 {
-		n := 1 + rng.IntN(100)
-		ps := make([]uint64, 0, n)
-		base := rng.Uint64() >> 1
-		for len(ps) < n {
-			switch round % 3 {
-			case 0: // even
-				ps = append(ps, rng.Uint64())
-			case 1: // clustered: most near base, a few far
-				if rng.IntN(8) == 0 {
-					ps = append(ps, rng.Uint64())
-				} else {
-					ps = append(ps, base+rng.Uint64N(1000))
-				}
-			default: // runs of neighbours
-				ps = append(ps, base+uint64(len(ps))*uint64(1+rng.IntN(3)))
-			}
-		}
-		slices.Sort(ps)
-		ps = slices.Compact(ps)
-		es := make([]entry, len(ps))
-		for i, p := range ps {
-			es[i] = entry{p: p, id: uint64(i)}
-		}
-		r, err := readBlock(appendBlock(nil, es))
-		if err != nil {
-			t.Fatal(err)
-		}
-		probes := []uint64{0, ^uint64(0), ps[0], ps[0] - 1, ps[len(ps)-1], ps[len(ps)-1] + 1, rng.Uint64(), base + rng.Uint64N(1000)}
-		for _, p := range ps {
-			probes = append(probes, p, p+1, p-1)
-		}
-		for _, q := range probes {
-			want := lowerBoundEntries(es, q)
-			if got := r.search(q); got != want {
-				t.Fatalf("round %d: search(%x) = %d, want %d in %x", round, q, got, want, ps)
-			}
-		}
-	}
-}

@@ -33,27 +33,33 @@ type BoltOptions struct {
 // BoltIndex is an Index stored in a bbolt database, under one top-level
 // bucket:
 //
-//	meta    layout name, scheme, storage format ("2"), count (8-byte
+//	meta    layout name, scheme, storage format ("3"), count (8-byte
 //	        big-endian), building marker
 //	fps     id (8-byte big-endian) -> fingerprint: the last fingerprint
 //	        recorded under an id
-//	tables  every table as sorted blocks of (permuted fingerprint, id):
-//	        key table number + the block's first permuted fingerprint
+//	tables  every table as sorted, compressed blocks of permuted
+//	        fingerprints (ids in table 0): key table number + the block's
+//	        first permuted fingerprint (boltblock.go)
+//	codes   the tables' Huffman code versions (boltcode.go)
+//	delta   sequence number -> (fingerprint, id): recorded, not yet merged
+//	        into the blocks (boltdelta.go)
 //
-// A query seeks once per table to the block holding the query's prefix and
-// scans the prefix range inside the block with XOR and popcount; an insert
-// rewrites one block per table (see boltblock.go for the format). Look-up
-// and insert happen in one write transaction.
+// A query seeks once per table to the block holding the query's prefix,
+// decodes the prefix range with XOR and popcount, and looks in the delta's
+// mirror in memory; an insert appends to the delta. Look-up and insert
+// happen in one write transaction. A merger goroutine moves the delta into
+// the blocks when it passes 1/64 of the index (boltmerge.go).
 // Seen and Add group concurrent callers into one transaction (one fsync)
 // on a committer goroutine, so durable throughput grows with the number of
 // concurrent callers; the ...Tx methods work inside the caller's own
 // transaction instead (the crawler indexes, stores and queues a page in
 // one transaction).
 //
-// Cost on disk: 8 bytes of fingerprint plus the id's bytes per table, in
-// blocks filled full by AddBatch and about three quarters full after random
-// inserts, plus about 32 bytes per id in fps (see the package doc for
-// measured figures).
+// Cost on disk: per table about 64 - log2(N) + 2 bits per fingerprint
+// (plus the id's bytes in table 0), in blocks filled full by AddBatch and
+// about three quarters full after merges, plus about 32 bytes per id in
+// fps (see the package doc for measured figures). Memory: the delta's
+// mirror, 16 bytes per table per entry, at most about 2 × N/64 entries.
 //
 // BoltIndex is safe for concurrent use. Do not call Seen, Add or AddBatch
 // while holding a write transaction of the same DB: they wait for it.
@@ -65,9 +71,20 @@ type BoltIndex struct {
 
 	bucket     []byte // top-level bucket name
 	blockLimit int    // largest block value written, bytes; tests lower it
+	minDelta   int    // if > 0, the delta size that starts a merge; tests lower it
+
+	codes codeRegistry
+	delta *deltaState
 
 	reqs chan *request // to the committer
 	done chan struct{} // closed when the committer has exited
+
+	mergeKick  chan struct{}      // wakes the merger; nil when read-only
+	mergeDone  chan struct{}      // closed when the merger has exited
+	stopMerge  context.CancelFunc // stops the merger
+	mergeMu    sync.Mutex         // one merge at a time
+	mergeErrMu sync.Mutex
+	mergeErr   error // the last background merge's error, nil after a success
 
 	mu     sync.RWMutex // guards closed; held for reading while sending on reqs
 	closed bool
@@ -135,7 +152,9 @@ func NewBoltIndex(db *bolt.DB, o BoltOptions) (*BoltIndex, error) {
 		done:   make(chan struct{}),
 
 		blockLimit: maxBlock,
+		delta:      newDeltaState(o.Layout),
 	}
+	x.codes.init(o.Layout.Tables())
 	if o.Layout.Tables() > 256 {
 		return nil, fmt.Errorf("contentseen: layout %s has %d tables, at most 256 fit the storage format", o.Layout.Name(), o.Layout.Tables())
 	}
@@ -146,8 +165,31 @@ func NewBoltIndex(db *bolt.DB, o BoltOptions) (*BoltIndex, error) {
 	if err := check(db); err != nil {
 		return nil, err
 	}
+	if err := db.View(x.loadState); err != nil {
+		return nil, err
+	}
 	go x.commitLoop()
+	if !db.IsReadOnly() {
+		ctx, cancel := context.WithCancel(context.Background())
+		x.stopMerge = cancel
+		x.mergeKick, x.mergeDone = make(chan struct{}, 1), make(chan struct{})
+		x.delta.onCommit = x.kickMerge
+		go x.mergeLoop(ctx)
+		x.kickMerge() // a delta left over from the last run
+	}
 	return x, nil
+}
+
+// loadState reads the code versions and fills the delta's mirror.
+func (x *BoltIndex) loadState(tx *bolt.Tx) error {
+	top, err := x.top(tx)
+	if err != nil {
+		return err
+	}
+	if err := x.codes.load(top.Bucket(codesBucket)); err != nil {
+		return err
+	}
+	return x.delta.load(context.Background(), top.Bucket(deltaBucket))
 }
 
 // initMeta creates the buckets and records the layout and scheme, or
@@ -162,7 +204,7 @@ func (x *BoltIndex) initMeta(db *bolt.DB) error {
 		if meta != nil {
 			return x.checkMetaBucket(meta)
 		}
-		for _, name := range [][]byte{metaBucket, fpsBucket, tablesBucket} {
+		for _, name := range [][]byte{metaBucket, fpsBucket, tablesBucket, codesBucket, deltaBucket} {
 			if _, err := top.CreateBucket(name); err != nil {
 				return fmt.Errorf("contentseen: create bucket %q/%q: %w", x.bucket, name, err)
 			}
@@ -280,12 +322,23 @@ func (x *BoltIndex) Close() error {
 	close(x.reqs)
 	x.mu.Unlock()
 	<-x.done
+	var merr error
+	if x.stopMerge != nil {
+		x.stopMerge()
+		<-x.mergeDone
+		x.mergeErrMu.Lock()
+		merr = x.mergeErr
+		x.mergeErrMu.Unlock()
+	}
+	if merr != nil {
+		merr = fmt.Errorf("contentseen: close index: the last merge failed (the delta keeps its entries): %w", merr)
+	}
 	if x.ownsDB {
 		if err := x.db.Close(); err != nil {
-			return fmt.Errorf("contentseen: close index: %w", err)
+			return errors.Join(merr, fmt.Errorf("contentseen: close index: %w", err))
 		}
 	}
-	return nil
+	return merr
 }
 
 // SeenTx is Seen inside the caller's write transaction: if nothing within
@@ -296,15 +349,14 @@ func (x *BoltIndex) SeenTx(tx *bolt.Tx, id uint64, fp Fingerprint) (Match, bool,
 	if err != nil {
 		return Match{}, false, err
 	}
-	at := make([]blockRef, x.layout.Tables())
-	ms, err := x.near(top, fp, x.layout.K(), at)
+	ms, err := x.near(tx, top, fp, x.layout.K())
 	if err != nil {
 		return Match{}, false, err
 	}
 	if len(ms) > 0 {
 		return best(ms), true, nil
 	}
-	return Match{}, false, x.insert(top, id, fp, at)
+	return Match{}, false, x.insert(tx, top, id, fp)
 }
 
 // AddTx is Add inside the caller's write transaction.
@@ -313,10 +365,11 @@ func (x *BoltIndex) AddTx(tx *bolt.Tx, id uint64, fp Fingerprint) error {
 	if err != nil {
 		return err
 	}
-	if _, ok, err := x.lookup(top.Bucket(tablesBucket), fp); err != nil || ok {
+	ms, err := x.near(tx, top, fp, 0)
+	if err != nil || len(ms) > 0 {
 		return err
 	}
-	return x.insert(top, id, fp, nil)
+	return x.insert(tx, top, id, fp)
 }
 
 // NearTx is Near inside the caller's transaction (read or write).
@@ -328,7 +381,7 @@ func (x *BoltIndex) NearTx(tx *bolt.Tx, fp Fingerprint, k int) ([]Match, error) 
 	if err != nil {
 		return nil, err
 	}
-	ms, err := x.near(top, fp, k, nil)
+	ms, err := x.near(tx, top, fp, k)
 	sortMatches(ms)
 	return ms, err
 }
@@ -368,9 +421,9 @@ func (x *BoltIndex) top(tx *bolt.Tx) (*bolt.Bucket, error) {
 	return top, nil
 }
 
-// near returns every stored fingerprint within k of fp, unsorted. If at is
-// not nil, it receives per table the block where fp belongs, for insert.
-func (x *BoltIndex) near(top *bolt.Bucket, fp Fingerprint, k int, at []blockRef) ([]Match, error) {
+// near returns every stored fingerprint within k of fp, unsorted: from
+// the blocks, then the delta's mirror.
+func (x *BoltIndex) near(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int) ([]Match, error) {
 	var ms []Match
 	tables := top.Bucket(tablesBucket)
 	if tables == nil {
@@ -381,36 +434,23 @@ func (x *BoltIndex) near(top *bolt.Bucket, fp Fingerprint, k int, at []blockRef)
 		p := x.layout.Permute(t, fp)
 		lo, hi := x.layout.prefixRange(t, p)
 		var err error
-		var b blockRef
-		if ms, b, err = x.scanTable(c, t, p, lo, hi, k, ms); err != nil {
+		if ms, err = x.scanTable(tables, c, t, p, lo, hi, k, ms); err != nil {
 			return nil, fmt.Errorf("contentseen: near %v: %w", fp, err)
 		}
-		if at != nil {
-			at[t] = b
-		}
+	}
+	for _, m := range x.delta.view(tx, top.Bucket(deltaBucket)) {
+		ms = memNear(m, fp, k, ms)
 	}
 	return ms, nil
 }
 
-// insert records a fingerprint known to be absent. at, if not nil, holds
-// per table the block where fp belongs, found by near in this transaction
-// with nothing written since.
-func (x *BoltIndex) insert(top *bolt.Bucket, id uint64, fp Fingerprint, at []blockRef) error {
+// insert records a fingerprint known to be absent: in fps and the delta.
+func (x *BoltIndex) insert(tx *bolt.Tx, top *bolt.Bucket, id uint64, fp Fingerprint) error {
 	if err := top.Bucket(fpsBucket).Put(be64(id), be64(uint64(fp))); err != nil {
 		return fmt.Errorf("contentseen: record %v: %w", fp, err)
 	}
-	tables := top.Bucket(tablesBucket)
-	for t := range x.layout.Tables() {
-		e := entry{x.layout.Permute(t, fp), id}
-		var err error
-		if at != nil {
-			err = insertInto(tables, t, at[t], e, x.blockLimit)
-		} else {
-			err = insertEntry(tables, t, e, x.blockLimit)
-		}
-		if err != nil {
-			return fmt.Errorf("contentseen: record %v: %w", fp, err)
-		}
+	if err := x.delta.record(tx, top.Bucket(deltaBucket), id, fp); err != nil {
+		return err
 	}
 	return addCount(top.Bucket(metaBucket), 1)
 }

@@ -1,0 +1,215 @@
+package contentseen
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"log/slog"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Merging the delta into the compressed blocks. A merge
+//
+//  1. freezes the delta: in one write transaction, the committed entries
+//     (sequence <= S) become the frozen part of the mirror, and new
+//     entries go on to a fresh active part;
+//  2. merges the frozen entries into table 0, then 1, and so on, in steps
+//     of at most mergeStepBlocks rewritten blocks, each its own write
+//     transaction, so that Seen calls, which queue for bbolt's single
+//     writer, wait for one short step at most, never for the whole merge;
+//  3. in a last transaction deletes the delta's entries <= S and, for each
+//     table whose code no longer fits the h values the merge wrote,
+//     records a new code version for the next merge.
+//
+// A crash at any point loses nothing: the delta still holds every frozen
+// entry until step 3 commits, the next open loads them into the mirror
+// again, and merging entries a step already wrote changes nothing
+// (mergeTable skips them).
+
+// mergeStepBlocks is the most blocks one merge transaction rewrites:
+// about 64 KiB of dirty blocks, a few milliseconds with its fsync.
+const mergeStepBlocks = 64
+
+// minDelta is the delta size that starts a merge at any index size; from
+// 64 × minDelta stored fingerprints the threshold is 1/64 of them, so
+// that a merge, which rewrites about every block, does so once per 1/64
+// growth.
+const minDelta = 1 << 16
+
+// deltaLimit returns the committed delta size that starts a merge.
+func (x *BoltIndex) deltaLimit() int {
+	if x.minDelta > 0 {
+		return x.minDelta
+	}
+	return max(minDelta, x.Len()/64)
+}
+
+// kickMerge wakes the merger if the delta is over its limit.
+func (x *BoltIndex) kickMerge() {
+	if x.mergeKick == nil || x.delta.len() < x.deltaLimit() {
+		return
+	}
+	select {
+	case x.mergeKick <- struct{}{}:
+	default:
+	}
+}
+
+// mergeLoop is the merger goroutine of a writable index, started by
+// NewBoltIndex and stopped by Close, which waits for it. It merges
+// whenever the delta passes its limit; a failed merge is logged, retried
+// at the next kick (the delta keeps working meanwhile), and, if no merge
+// succeeded since, returned by Close.
+func (x *BoltIndex) mergeLoop(ctx context.Context) {
+	defer close(x.mergeDone)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-x.mergeKick:
+		}
+		for ctx.Err() == nil && x.delta.len() >= x.deltaLimit() {
+			if err := x.merge(ctx); err != nil {
+				if ctx.Err() == nil {
+					x.setMergeErr(err)
+					slog.Error("contentseen: merge of the delta failed; will retry", "err", err)
+				}
+				break
+			}
+			x.setMergeErr(nil)
+		}
+	}
+}
+
+// Checkpoint merges the whole delta into the blocks now and returns when
+// it is done (the merger does the same in the background whenever the
+// delta passes its limit). Seen and Add go on meanwhile; what they record
+// after Checkpoint began may stay in the delta.
+func (x *BoltIndex) Checkpoint(ctx context.Context) error {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.closed {
+		return ErrClosed
+	}
+	if x.db.IsReadOnly() {
+		return fmt.Errorf("contentseen: checkpoint: read-only database")
+	}
+	// A frozen delta left by an interrupted merge first, then the rest.
+	for range 2 {
+		if err := x.merge(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// merge runs one merge: of the frozen delta if a merge was interrupted,
+// else of the committed delta, frozen now.
+func (x *BoltIndex) merge(ctx context.Context) error {
+	x.mergeMu.Lock()
+	defer x.mergeMu.Unlock()
+	var frozen *MemIndex
+	var frozenSeq uint64
+	err := x.db.Update(func(tx *bolt.Tx) error {
+		top, err := x.top(tx)
+		if err != nil {
+			return err
+		}
+		delta := top.Bucket(deltaBucket)
+		d := x.delta
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		d.resolve(tx, delta)
+		if d.frozen == nil && d.active.Len() > 0 {
+			d.frozen, d.frozenSeq = d.active, delta.Sequence()
+			d.active = NewMemIndex(x.layout)
+		}
+		frozen, frozenSeq = d.frozen, d.frozenSeq
+		return nil
+	})
+	if err != nil || frozen == nil {
+		return err
+	}
+	hists := make([][hSymbols]uint64, x.layout.Tables())
+	for t := range x.layout.Tables() {
+		es := frozenEntries(frozen, t)
+		for len(es) > 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			err := x.db.Update(func(tx *bolt.Tx) error {
+				top, err := x.top(tx)
+				if err != nil {
+					return err
+				}
+				n, err := x.mergeTable(top.Bucket(tablesBucket), t, es, x.blockLimit, mergeStepBlocks, &hists[t])
+				es = es[n:]
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("contentseen: merge into table %d: %w", t, err)
+			}
+		}
+	}
+	var finalTx int
+	err = x.db.Update(func(tx *bolt.Tx) error {
+		top, err := x.top(tx)
+		if err != nil {
+			return err
+		}
+		// Delete from the front, re-seeking after each delete: a bbolt
+		// cursor's Next after Delete may skip a key.
+		c := top.Bucket(deltaBucket).Cursor()
+		for k, _ := c.First(); len(k) == 8 && binary.BigEndian.Uint64(k) <= frozenSeq; k, _ = c.First() {
+			if err := c.Delete(); err != nil {
+				return fmt.Errorf("contentseen: trim delta: %w", err)
+			}
+		}
+		for t := range x.layout.Tables() {
+			if _, cur := x.codes.latest(t); cur != nil {
+				if nc, ok := cur.worthReplacing(&hists[t]); ok {
+					if _, _, err := x.codes.add(top.Bucket(codesBucket), t, nc); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		finalTx = tx.ID()
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("contentseen: finish merge: %w", err)
+	}
+	d := x.delta
+	d.mu.Lock()
+	d.retired, d.retiredTx, d.frozen = d.frozen, finalTx, nil
+	d.mu.Unlock()
+	return nil
+}
+
+// frozenEntries returns table t's entries of the frozen mirror, sorted
+// (ids only for table 0). frozen takes no more inserts.
+func frozenEntries(frozen *MemIndex, t int) []entry {
+	frozen.mu.Lock()
+	defer frozen.mu.Unlock()
+	tab := &frozen.tabs[t]
+	if len(tab.dkeys) > 0 {
+		tab.mergeDelta()
+		tab.rebuildDir(frozen.layout.PrefixBits(t))
+	}
+	es := make([]entry, len(tab.keys))
+	for i, k := range tab.keys {
+		es[i] = entry{p: k}
+		if t == 0 {
+			es[i].id = tab.ids[i]
+		}
+	}
+	return es
+}
+
+func (x *BoltIndex) setMergeErr(err error) {
+	x.mergeErrMu.Lock()
+	x.mergeErr = err
+	x.mergeErrMu.Unlock()
+}
