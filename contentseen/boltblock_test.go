@@ -350,4 +350,3 @@ func TestOpenBoltOldFormat(t *testing.T) {
 		}
 	}
 }
-
