@@ -34,22 +34,24 @@ func (m *Main) runIndex(ctx context.Context, args []string) error {
 			return m.runIndexBuild(ctx, args[1:])
 		case "join":
 			return m.runIndexJoin(ctx, args[1:])
+		case "migrate":
+			return m.runIndexMigrate(ctx, args[1:])
 		}
 	}
-	// Help: both subcommands' usage and flags.
-	for _, run := range []func(context.Context, []string) error{m.runIndexBuild, m.runIndexJoin} {
+	// Help: every subcommand's usage and flags.
+	for _, run := range []func(context.Context, []string) error{m.runIndexBuild, m.runIndexJoin, m.runIndexMigrate} {
 		if err := run(ctx, []string{"-h"}); !errors.Is(err, flag.ErrHelp) {
 			return err
 		}
 		fmt.Fprintln(m.Stderr)
 	}
 	if len(args) == 0 {
-		return errors.New("index: want a subcommand: build or join")
+		return errors.New("index: want a subcommand: build, join or migrate")
 	}
 	if a := args[0]; a == "-h" || a == "-help" || a == "--help" {
 		return flag.ErrHelp
 	}
-	return fmt.Errorf("index: unknown subcommand %q (want build or join)", args[0])
+	return fmt.Errorf("index: unknown subcommand %q (want build, join or migrate)", args[0])
 }
 
 // indexFlagSet is newFlagSet for a subcommand of index.
