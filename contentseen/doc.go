@@ -96,16 +96,36 @@
 // query's own prefix. A query reads one prefix range per table and checks
 // each candidate with XOR and popcount (a permutation keeps distances).
 // NewLayout generates the tables for a K and a block split and refuses a
-// split that cannot guarantee every match. The built-in layouts, all K=3:
+// split that cannot guarantee every match. The built-in layouts, all K=3,
+// with Layout.Cost's expected candidates per query for random fingerprints
+// (the sum over tables of N/2^prefix; space is the table entries relative
+// to 4x16) and measured k=3 query times of a bulk-loaded BoltIndex, warm:
 //
-//	layout    tables  prefix bits  memory/fp  candidates per query at 1M / 10M / 100M
-//	4x16      4       16           64 B       61 / 610 / 6,100   (default)
-//	10x28     10      24 or 28     160 B      0.4 / 3.7 / 37
-//	google16  16      28           256 B      0.06 / 0.6 / 6
+//	layout    tables prefix space candidates per query         bbolt query µs, p50 / p99
+//	                              1M / 10M / 100M / 1G          1M          10M
+//	4x16      4      16     1x    61 / 610 / 6,104 / 61,035    4.6 / 26    8.9 / 51
+//	10x28     10     24-28  2.5x  0.37 / 3.7 / 37 / 373        12 / 53     17 / 66
+//	google16  16     28     4x    0.06 / 0.6 / 6 / 60          21 / 122    29 / 133
 //
-// More tables buy fewer candidates with space. 4x16 is the cheapest and
-// fastest up to about 10M fingerprints; beyond, its candidate scans grow
-// linearly and a 28-bit prefix pays off.
+// Measured 2026-11-22 on the shared 2-core machine with other jobs running
+// (load 0 to 3 in the 1M runs, 3 to 5 in the 10M ones), storage format 2,
+// BenchmarkIndexNear: 1M medians of 5 runs of go test -run '^$' -bench
+// 'IndexNear' -benchtime 200000x -count 5 ./contentseen/; 10M medians of 3
+// of SIMCRAWL_BIG=1 go test -run '^$'
+// -bench 'IndexNear///n=1e.07' -benchtime 200000x -count 3 -timeout 2h
+// ./contentseen/ (on disk: 87 / 155 / 224 bytes per fingerprint at 1M, 79
+// / 148 / 217 at 10M; MemIndex p50 0.54 / 1.7 / 2.8 µs at 1M, 1.8 / 2.9 /
+// 7.2 µs at 10M). To be re-measured after storage format changes.
+//
+// More tables buy fewer candidates with space, but each costs a seek: up
+// to 10M, 4x16 is both the smallest and the fastest. Its candidates grow
+// linearly (1,500 per table at 100M), so ChooseLayout picks, for an
+// expected size, the fewest tables that keep each table's expected
+// candidates at or under MaxCandidatesPerTable (256, about a page of
+// entries): 4x16 up to 2^24 (16.8M) fingerprints, 10x28 up to 2^32,
+// google16 beyond; for K > 3, generated layouts of equal blocks. A layout
+// is fixed when the index is created; crawl index migrate rebuilds a data
+// directory's index with another.
 //
 // MemIndex keeps, per table, a sorted array of permuted keys with a
 // parallel array of ids, reached through a directory of the keys' top bits
