@@ -77,7 +77,15 @@ const (
 // once. It returns ctx's error after a cancellation, with what was decided
 // saved.
 func (c *Crawler) Dedup(ctx context.Context, src RecordSource, onKept func(*storage.Page) error) (*Summary, error) {
+	return c.DedupWith(ctx, src, onKept, DedupOptions{})
+}
+
+// DedupWith is Dedup with options: with DedupOptions.Batch > 1 records
+// are decided in batches (see DedupOptions), with the same outcomes as one
+// by one.
+func (c *Crawler) DedupWith(ctx context.Context, src RecordSource, onKept func(*storage.Page) error, o DedupOptions) (*Summary, error) {
 	start := time.Now()
+	o.setDefaults()
 	if err := c.db.Update(func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(dedupBucket)
 		return err
@@ -94,19 +102,32 @@ func (c *Crawler) Dedup(ctx context.Context, src RecordSource, onKept func(*stor
 	c.stopTaking = stopTaking
 
 	statusDone := c.startStatus(start)
+	var runErr error
+	if o.Batch > 1 {
+		runErr = c.dedupBatches(take, src, onKept, o)
+	} else {
+		runErr = c.dedupEach(take, src, onKept)
+	}
+	statusDone()
+	sum, serr := c.summary(ctx, start)
+	if runErr != nil {
+		return sum, runErr
+	}
+	if serr != nil {
+		return nil, serr
+	}
+	return sum, ctx.Err()
+}
+
+// dedupEach extracts on GOMAXPROCS workers and commits each record in its
+// own transaction, in input order.
+func (c *Crawler) dedupEach(take context.Context, src RecordSource, onKept func(*storage.Page) error) error {
 	workers := runtime.GOMAXPROCS(0)
 	jobs := make(chan *dedupJob, workers)
 	order := make(chan *dedupJob, 2*workers)
 	var wg sync.WaitGroup
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				j.outcome, j.failure = c.examine(j.p)
-				close(j.ready)
-			}
-		}()
+		wg.Go(func() { c.examineJobs(jobs) })
 	}
 	readErr := make(chan error, 1)
 	go func() {
@@ -121,24 +142,23 @@ func (c *Crawler) Dedup(ctx context.Context, src RecordSource, onKept func(*stor
 			continue // drain: the reader and workers stop on take
 		}
 		if commitErr = c.commitRecord(j, onKept); commitErr != nil {
-			stopTaking()
+			c.stopTaking()
 			continue
 		}
 		if c.maxPagesReached() {
-			stopTaking()
+			c.stopTaking()
 		}
 	}
 	wg.Wait()
-	statusDone()
-	rerr := <-readErr
-	sum, serr := c.summary(ctx, start)
-	if err := errors.Join(commitErr, rerr); err != nil {
-		return sum, err
+	return errors.Join(commitErr, <-readErr)
+}
+
+// examineJobs is a worker: it examines jobs until the channel closes.
+func (c *Crawler) examineJobs(jobs <-chan *dedupJob) {
+	for j := range jobs {
+		j.outcome, j.failure = c.examine(j.p)
+		close(j.ready)
 	}
-	if serr != nil {
-		return nil, serr
-	}
-	return sum, ctx.Err()
 }
 
 // dedupJob is one record on its way through Dedup: examined by a worker,
@@ -148,6 +168,7 @@ type dedupJob struct {
 	key              string
 	outcome, failure string
 	ready            chan struct{} // closed when examined
+	size             int64         // bytes of the record's body and text (batches only)
 }
 
 // readRecords turns records into jobs, skipping keys already decided, until

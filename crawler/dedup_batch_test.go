@@ -1,0 +1,388 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/internal/demosite"
+	"github.com/simcrawl/simcrawl/storage"
+)
+
+// oracleCorpus builds records that exercise every rule of the decision:
+// clusters of texts with fingerprints planted at distances 0..k+1 from a
+// base text (found by trying random word edits), chains (a text near a
+// near copy of the base but not near the base: kept when the copy was
+// dropped), exact copies, same-fingerprint texts with other digests,
+// thin pages, repeated URLs and keys, an HTML page, a non-HTML record and
+// a failing one, all shuffled.
+func oracleCorpus(t testing.TB, r *rand.Rand, clusters, k int) []*Record {
+	t.Helper()
+	fper, err := contentseen.NewFingerprinter(contentseen.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := func(ws []string) string { return strings.Join(ws, " ") + "." }
+	fpOf := func(ws []string) contentseen.Fingerprint {
+		f, _, err := fper.Fingerprint(text(ws))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	// variant edits 1-3 random words of base until ok accepts the
+	// result's fingerprint; nil after 300 tries.
+	variant := func(base []string, ok func(contentseen.Fingerprint) bool) []string {
+		for range 300 {
+			v := append([]string(nil), base...)
+			for _, w := range demosite.Words(r.Uint64(), 1+r.IntN(3)) {
+				v[r.IntN(len(v))] = w
+			}
+			if ok(fpOf(v)) {
+				return v
+			}
+		}
+		return nil
+	}
+	fetched := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	var recs []*Record
+	var ties [][3][]string
+	add := func(u string, ws []string) *Record {
+		rec := &Record{URL: u, Text: text(ws), Title: u, FetchedAt: fetched}
+		recs = append(recs, rec)
+		return rec
+	}
+	for c := range clusters {
+		base := demosite.Words(r.Uint64(), 40+r.IntN(160))
+		fb := fpOf(base)
+		u := func(s string) string { return fmt.Sprintf("http://c%d.example/%s", c, s) }
+		add(u("base"), base)
+		for d := 0; d <= k+1; d++ {
+			if v := variant(base, func(f contentseen.Fingerprint) bool { return contentseen.Distance(fb, f) == d }); v != nil {
+				add(u(fmt.Sprintf("d%d", d)), v)
+			}
+		}
+		// A chain: v1 near base, v2 near v1 but not near base.
+		if v1 := variant(base, func(f contentseen.Fingerprint) bool { d := contentseen.Distance(fb, f); return d >= 1 && d <= k }); v1 != nil {
+			f1 := fpOf(v1)
+			add(u("chain1"), v1)
+			if v2 := variant(v1, func(f contentseen.Fingerprint) bool {
+				return contentseen.Distance(f1, f) <= k && contentseen.Distance(fb, f) > k
+			}); v2 != nil {
+				add(u("chain2"), v2)
+				add(u("chain2-copy"), v2)
+			}
+		}
+		add(u("copy"), base)
+		// Same features, other digest: distance 0, reason near.
+		rec := add(u("spaced"), base)
+		rec.Text = strings.Replace(rec.Text, " ", "  ", 1)
+		if r.IntN(3) == 0 {
+			add(fmt.Sprintf("http://thin.example/%d", c), []string{"Too", "short"})
+		}
+		// A tie: z as near to x as to y, which are far apart; z comes
+		// after both, and the earlier of x and y must win.
+		x := demosite.Words(r.Uint64(), 40+r.IntN(160))
+		fx := fpOf(x)
+		z := variant(x, func(f contentseen.Fingerprint) bool { d := contentseen.Distance(fx, f); return d >= 1 && d <= k })
+		if z == nil {
+			continue
+		}
+		fz := fpOf(z)
+		dz := contentseen.Distance(fx, fz)
+		y := variant(z, func(f contentseen.Fingerprint) bool {
+			return contentseen.Distance(fz, f) == dz && contentseen.Distance(fx, f) > k
+		})
+		if y == nil {
+			continue
+		}
+		if r.IntN(2) == 0 {
+			x, y = y, x
+		}
+		ties = append(ties, [3][]string{x, y, z})
+	}
+	// Unrelated pages, and the same URL again (same key: skipped) or
+	// under another key with other text (skipped if the URL was kept).
+	for i := range clusters {
+		add(fmt.Sprintf("http://solo.example/%d", i), demosite.Words(r.Uint64(), 80))
+	}
+	n := len(recs)
+	for range n / 8 {
+		o := recs[r.IntN(n)]
+		again := *o
+		if r.IntN(2) == 0 {
+			again.Key = fmt.Sprintf("again-%d", len(recs))
+			again.Text = text(demosite.Words(r.Uint64(), 90))
+		}
+		recs = append(recs, &again)
+	}
+	recs = append(recs,
+		&Record{URL: "http://html.example/a", Body: dedupHTML("A", demosite.Words(5, 300)), FetchedAt: fetched},
+		&Record{URL: "http://html.example/a-copy", Body: dedupHTML("A", demosite.Words(5, 300)), FetchedAt: fetched},
+		&Record{URL: "http://html.example/img.png", Body: []byte("\x89PNG\r\n"), ContentType: "image/png", FetchedAt: fetched},
+		&Record{URL: "http://html.example/" + strings.Repeat("x", 5000), Body: dedupHTML("X", demosite.Words(6, 300)), FetchedAt: fetched},
+	)
+	r.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
+	// Each tie's records at random places, in their order.
+	for c, tie := range ties {
+		pos := []int{r.IntN(len(recs) + 1), r.IntN(len(recs) + 1), r.IntN(len(recs) + 1)}
+		slices.Sort(pos)
+		for i := 2; i >= 0; i-- {
+			rec := &Record{URL: fmt.Sprintf("http://tie%d.example/%c", c, "xyz"[i]), Text: text(tie[i]), FetchedAt: fetched}
+			recs = slices.Insert(recs, pos[i], rec)
+		}
+	}
+	return recs
+}
+
+// dataSnapshot renders what a data directory holds, in id order: pages,
+// drops, the dedup keys with their outcomes and the drop log.
+func dataSnapshot(t *testing.T, dir string) string {
+	t.Helper()
+	d, err := OpenData(dir, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var b strings.Builder
+	ctx := context.Background()
+	err = d.Store.PageHeaders(ctx, func(p *storage.Page) error {
+		fmt.Fprintf(&b, "page %d %s %016x thin=%v\n", p.ID, p.URL, p.Fingerprint, p.Thin)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = d.Store.DropHeaders(ctx, func(p *storage.Drop) error {
+		fmt.Fprintf(&b, "drop %d %s of %d %s d=%d %016x %016x\n", p.ID, p.URL, p.DuplicateOf, p.Reason, p.Distance, p.Fingerprint, p.MatchedFingerprint)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = d.DB.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(dedupBucket).ForEach(func(k, v []byte) error {
+			fmt.Fprintf(&b, "key %s = %s\n", k, v)
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.ReadFile(dir + "/dropped.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Write(log)
+	return b.String()
+}
+
+// firstDiff returns the first differing line of a and b, with its number.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range max(len(al), len(bl)) {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d:\n  one by one: %s\n  batched:    %s", i+1, x, y)
+		}
+	}
+	return ""
+}
+
+func runDedupWith(t *testing.T, dir string, recs []*Record, o DedupOptions) *Summary {
+	t.Helper()
+	c := openDedup(t, dir)
+	sum, err := c.DedupWith(context.Background(), &sliceSource{recs: recs}, nil, o)
+	if cerr := c.Close(); cerr != nil {
+		t.Errorf("Close: %v", cerr)
+	}
+	if err != nil {
+		t.Fatalf("DedupWith(%+v): %v", o, err)
+	}
+	return sum
+}
+
+// smallTx makes batch transactions hold at most n records, for one test.
+func smallTx(t *testing.T, n int) {
+	old := batchTxRecords
+	batchTxRecords = n
+	t.Cleanup(func() { batchTxRecords = old })
+}
+
+// The batch path decides exactly as the per-record path: same pages with
+// the same ids, same drops with the same originals and distances, same
+// outcome per key, same drop log, same counts; over random inputs, into a
+// data directory that already holds the first part of the input, with
+// batches and transactions of random sizes.
+func TestDedupBatchMatchesOneByOne(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("SIMCRAWL_SEED"); s != "" {
+		if _, err := fmt.Sscan(s, &seed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("seed %d (SIMCRAWL_SEED=%d reruns it)", seed, seed)
+	r := rand.New(rand.NewPCG(seed, 1))
+	rounds := 4
+	if testing.Short() {
+		rounds = 1
+	}
+	for round := range rounds {
+		recs := oracleCorpus(t, r, 12, 3)
+		cut := r.IntN(len(recs) / 3)
+		o := DedupOptions{Batch: 2 + r.IntN(60)}
+		switch {
+		case round == 0:
+			o.Batch = len(recs) // one batch: every tie inside it
+		case r.IntN(2) == 0:
+			o.BatchBytes = int64(1 + r.IntN(20000))
+		}
+		txRecords := 1 + r.IntN(20)
+		t.Run(fmt.Sprintf("round=%d/records=%d/before=%d/batch=%d/bytes=%d/tx=%d", round, len(recs), cut, o.Batch, o.BatchBytes, txRecords), func(t *testing.T) {
+			smallTx(t, txRecords)
+			one, batched := t.TempDir(), t.TempDir()
+			for _, dir := range []string{one, batched} {
+				runDedup(t, dir, recs[:cut], nil)
+			}
+			want := runDedup(t, one, recs[cut:], nil)
+			got := runDedupWith(t, batched, recs[cut:], o)
+			w, g := want.Run, got.Run
+			w.Elapsed, g.Elapsed = 0, 0
+			if w != g {
+				t.Errorf("counts:\n  one by one: %+v\n  batched:    %+v", w, g)
+			}
+			if w.DroppedNear == 0 || w.DroppedExact == 0 || w.Skipped == 0 {
+				t.Errorf("test setup: one by one %+v: want near and exact drops and skips", w)
+			}
+			if d := firstDiff(dataSnapshot(t, one), dataSnapshot(t, batched)); d != "" {
+				t.Errorf("data directories differ at %s", d)
+			}
+		})
+	}
+}
+
+// A record near a dropped record only is kept, in a batch as one by one;
+// the batch sees records kept earlier in the same batch.
+func TestDedupBatchChain(t *testing.T) {
+	recs := oracleCorpus(t, rand.New(rand.NewPCG(7, 7)), 6, 3)
+	var kept []string
+	dir := t.TempDir()
+	c := openDedup(t, dir)
+	_, err := c.DedupWith(context.Background(), &sliceSource{recs: recs}, func(p *storage.Page) error {
+		kept = append(kept, p.URL)
+		return nil
+	}, DedupOptions{Batch: len(recs)})
+	if cerr := c.Close(); cerr != nil {
+		t.Fatal(cerr)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Kept pages reach onKept in input order, as one by one.
+	one := t.TempDir()
+	var want []string
+	c = openDedup(t, one)
+	_, err = c.Dedup(context.Background(), &sliceSource{recs: recs}, func(p *storage.Page) error {
+		want = append(want, p.URL)
+		return nil
+	})
+	if cerr := c.Close(); cerr != nil {
+		t.Fatal(cerr)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(kept, " ") != strings.Join(want, " ") {
+		t.Errorf("kept in a batch:\n%v\none by one:\n%v", kept, want)
+	}
+	chains := 0
+	for _, u := range kept {
+		if strings.HasSuffix(u, "/chain2") {
+			chains++
+		}
+	}
+	if chains == 0 {
+		t.Errorf("no chain2 record kept (setup): %v", kept)
+	}
+}
+
+// A crash inside a batch (before a transaction commits, or after it
+// commits but before its drop-log lines) and a rerun give what one
+// uninterrupted run gives, with the drop log completed from the store.
+func TestDedupBatchCrashThenResume(t *testing.T) {
+	recs := oracleCorpus(t, rand.New(rand.NewPCG(3, 3)), 12, 3)
+	o := DedupOptions{Batch: 40}
+	whole := t.TempDir()
+	smallTx(t, 7)
+	runDedupWith(t, whole, recs, o)
+	want := dataSnapshot(t, whole)
+	for _, stage := range []string{"tx", "committed"} {
+		for _, at := range []int{1, 5, 12} {
+			t.Run(fmt.Sprintf("stage=%s/at=%d", stage, at), func(t *testing.T) {
+				dir := t.TempDir()
+				crash := errors.New("simulated crash")
+				n := 0
+				batchCrashHook = func(s string) error {
+					if s == stage {
+						if n++; n == at {
+							return crash
+						}
+					}
+					return nil
+				}
+				c := openDedup(t, dir)
+				_, err := c.DedupWith(context.Background(), &sliceSource{recs: recs}, nil, o)
+				batchCrashHook = nil
+				if cerr := c.Close(); cerr != nil {
+					t.Fatal(cerr)
+				}
+				if !errors.Is(err, crash) {
+					t.Fatalf("DedupWith = %v, want the simulated crash", err)
+				}
+				sum := runDedupWith(t, dir, recs, o)
+				if sum.Run.Skipped == 0 {
+					t.Errorf("resume skipped nothing: %+v", sum.Run)
+				}
+				if d := firstDiff(want, dataSnapshot(t, dir)); d != "" {
+					t.Errorf("crashed and resumed differs from one run at %s", d)
+				}
+			})
+		}
+	}
+}
+
+// MaxPages stops a batch where one by one would stop: exactly that many
+// pages stored, the rest undecided for a later run.
+func TestDedupBatchMaxPages(t *testing.T) {
+	recs := oracleCorpus(t, rand.New(rand.NewPCG(4, 4)), 6, 3)
+	dir := t.TempDir()
+	c, err := Open(Options{DataDir: dir, K: 3, MaxPages: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := c.DedupWith(context.Background(), &sliceSource{recs: recs}, nil, DedupOptions{Batch: 16})
+	if cerr := c.Close(); cerr != nil {
+		t.Fatal(cerr)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Pages != 10 || sum.PageLimit != 10 {
+		t.Errorf("%d pages stored (limit %d), want 10", sum.Pages, sum.PageLimit)
+	}
+}

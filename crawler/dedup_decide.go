@@ -1,0 +1,250 @@
+package crawler
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/simcrawl/simcrawl/contentseen"
+)
+
+// Deciding a batch as one by one would. One by one, record i is judged
+// against everything stored before it: the pages stored before the batch
+// (S) and the records of the batch kept before i. Both parts are found
+// apart and combined in input order:
+//
+//   - S: looked up per record, on several goroutines, in read transactions
+//     of the state before the batch (nothing else writes meanwhile: Dedup
+//     is the data directory's only writer): the key and URL checks, the
+//     exact copy (ByDigestTx) and the nearest stored page within k (NearTx,
+//     its first match: least distance, then least id).
+//   - the batch itself: a batch join (contentseen.Joiner over the batch's
+//     fingerprints, each record probed against it), consulted in the
+//     input-order pass below, which knows which earlier records it kept.
+//
+// A kept record gets a larger page id than any stored page, and earlier
+// kept records smaller ids than later ones, so "least distance, then
+// least id" is: the nearer one; at equal distance the stored page, else
+// the earliest kept record.
+//
+// Why NearTx per record for S and not S streamed through the batch's
+// tables (the join's direction): the index has no exported way to read
+// its fingerprints in bulk; reading them from the store costs about 1 µs
+// per stored page (page records decoded), against about 5 to 15 µs per
+// NearTx here at 10^4 to 10^6 stored pages. Streaming S wins only while
+// |S| < about 5 to 15 |B|, i.e. for the first few batches into an empty
+// directory, where both cost milliseconds; probing stays proportional to
+// the batch however large S grows.
+
+// decisionKind is what a batch's commit does for one record.
+type decisionKind uint8
+
+const (
+	decideSkip    decisionKind = iota // key already decided: nothing recorded
+	decideMark                        // only the key's outcome: a failure, not HTML, URL taken
+	decideNoIndex                     // noindex: the outcome, as commit records it
+	decideKeep                        // stored (and indexed unless thin)
+	decideDrop                        // dropped as an exact or near duplicate
+)
+
+// decision is the outcome of one record of a batch.
+type decision struct {
+	j       *dedupJob
+	kind    decisionKind
+	outcome string // decideMark
+	// decideDrop: reason and distance, and the page duplicated: stored
+	// before the batch (origID, origBatch < 0) or kept earlier in the
+	// batch (origBatch, its index in the batch).
+	reason    string
+	dist      int
+	origID    uint64
+	origBatch int
+}
+
+// lookup is what the state before the batch says about one record.
+type lookup struct {
+	decided   bool // its key has an outcome already
+	urlStored bool // a page is stored under its URL
+	exact     bool // a stored page has its digest: exactID
+	exactID   uint64
+	near      bool // a stored page within k: the nearest, nearID at nearDist
+	nearID    uint64
+	nearDist  int
+}
+
+// judged reports whether p goes through the duplicate look-ups, as in
+// commit.
+func (c *Crawler) judged(p *page) bool {
+	return !p.thin && !c.opts.ContentSeenOff && !p.doc.NoIndex
+}
+
+// lookupChunk is the least number of records a look-up goroutine takes.
+const lookupChunk = 256
+
+// lookupBatch looks b's records up in the state before the batch, on up to
+// GOMAXPROCS goroutines, each in its own read transaction.
+func (c *Crawler) lookupBatch(b []*dedupJob) ([]lookup, error) {
+	ls := make([]lookup, len(b))
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(b)/lookupChunk))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := len(b)*w/workers, len(b)*(w+1)/workers
+		wg.Go(func() {
+			errs[w] = c.db.View(func(tx *bolt.Tx) error {
+				for i := lo; i < hi; i++ {
+					if err := c.lookupTx(tx, b[i], &ls[i]); err != nil {
+						return fmt.Errorf("crawler: dedup: look up %s: %w", b[i].p.item.URL, err)
+					}
+				}
+				return nil
+			})
+		})
+	}
+	wg.Wait()
+	return ls, errors.Join(errs...)
+}
+
+func (c *Crawler) lookupTx(tx *bolt.Tx, j *dedupJob, l *lookup) error {
+	if l.decided = tx.Bucket(dedupBucket).Get([]byte(j.key)) != nil; l.decided {
+		return nil
+	}
+	if j.failure != "" || j.outcome != "" {
+		return nil
+	}
+	p := j.p
+	_, l.urlStored = c.store.URLStoredTx(tx, p.item.URL)
+	if l.urlStored || !c.judged(p) {
+		return nil
+	}
+	if l.exactID, l.exact = c.store.ByDigestTx(tx, p.digest); l.exact {
+		return nil
+	}
+	ms, err := c.index.NearTx(tx, p.fp, c.k)
+	if err != nil {
+		return err
+	}
+	if len(ms) > 0 {
+		l.near, l.nearID, l.nearDist = true, ms[0].ID, ms[0].Distance
+	}
+	return nil
+}
+
+// decideBatch decides b's records in input order. It returns fewer
+// decisions than records when MaxPages is reached inside the batch: the
+// rest stay undecided, as one by one.
+func (c *Crawler) decideBatch(b []*dedupJob) ([]decision, error) {
+	ls, err := c.lookupBatch(b)
+	if err != nil {
+		return nil, err
+	}
+	var ids []uint64
+	var fps []contentseen.Fingerprint
+	for i, j := range b {
+		if !ls[i].decided && j.failure == "" && j.outcome == "" && c.judged(j.p) {
+			ids = append(ids, uint64(i))
+			fps = append(fps, j.p.fp)
+		}
+	}
+	var joiner *contentseen.Joiner
+	if len(fps) > 1 {
+		if joiner, err = contentseen.NewJoiner(c.index.Layout(), c.k, ids, fps); err != nil {
+			return nil, fmt.Errorf("crawler: dedup: %w", err)
+		}
+	}
+
+	ds := make([]decision, 0, len(b))
+	keys := make(map[string]bool, len(b))    // keys decided in this batch
+	keptURL := make(map[string]bool, len(b)) // URLs kept in this batch
+	keptDigest := map[[16]byte]int{}         // digest -> first kept record with it
+	kept := make([]bool, len(b))
+	nKept := int64(0)
+	for i, j := range b {
+		d := decision{j: j, origBatch: -1}
+		p, l := j.p, &ls[i]
+		switch {
+		case l.decided || keys[j.key]:
+			d.kind = decideSkip
+			ds = append(ds, d)
+			continue
+		case j.failure != "":
+			d.kind, d.outcome = decideMark, outcomeFailed+j.failure
+		case j.outcome != "":
+			d.kind, d.outcome = decideMark, j.outcome
+		case l.urlStored || keptURL[p.item.URL]:
+			d.kind, d.outcome = decideMark, outcomeURLTaken
+		case p.doc.NoIndex:
+			d.kind = decideNoIndex
+		case c.opts.MaxPages > 0 && c.storedBefore+c.stats.stored.Load()+nKept >= int64(c.opts.MaxPages):
+			return ds, nil
+		default:
+			if err := c.judge(&d, i, l, joiner, kept, keptDigest); err != nil {
+				return nil, err
+			}
+		}
+		keys[j.key] = true
+		if d.kind == decideKeep {
+			kept[i], keptURL[p.item.URL] = true, true
+			nKept++
+			if c.judged(p) {
+				if _, ok := keptDigest[p.digest]; !ok {
+					keptDigest[p.digest] = i
+				}
+			}
+		}
+		ds = append(ds, d)
+	}
+	return ds, nil
+}
+
+// judge decides whether record i, which the state before the batch does
+// not settle, is kept or dropped: exact copies first (a stored page, then
+// a record kept earlier in the batch), then the nearest of the stored
+// match and the records kept before i that the join finds within k.
+func (c *Crawler) judge(d *decision, i int, l *lookup, joiner *contentseen.Joiner, kept []bool, keptDigest map[[16]byte]int) error {
+	p := d.j.p
+	d.kind = decideKeep
+	if !c.judged(p) {
+		return nil
+	}
+	switch bi, ok := keptDigest[p.digest]; {
+	case l.exact:
+		d.kind, d.reason, d.origID = decideDrop, reasonExact, l.exactID
+		return nil
+	case ok:
+		d.kind, d.reason, d.origBatch = decideDrop, reasonExact, bi
+		return nil
+	}
+	// The best match so far: the stored one, or the earliest kept
+	// record at the least distance. Probe emits in table order, not in
+	// input order, hence the comparison of indexes.
+	best, dist, bestStored := -1, c.k+1, l.near
+	if l.near {
+		dist = l.nearDist
+	}
+	if joiner != nil {
+		err := joiner.Probe(uint64(i), p.fp, func(pr contentseen.Pair) error {
+			o := int(pr.BatchID)
+			if !kept[o] { // later records, i itself, dropped ones
+				return nil
+			}
+			if pr.Distance < dist || pr.Distance == dist && !bestStored && o < best {
+				best, dist, bestStored = o, pr.Distance, false
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("crawler: dedup: join: %w", err)
+		}
+	}
+	switch {
+	case best >= 0:
+		d.kind, d.reason, d.dist, d.origBatch = decideDrop, reasonNear, dist, best
+	case l.near:
+		d.kind, d.reason, d.dist, d.origID = decideDrop, reasonNear, l.nearDist, l.nearID
+	}
+	return nil
+}
