@@ -11,8 +11,10 @@ import (
 // probe costs about its seek and more tables only cost space; above it the
 // scan grows linearly with the index. Measured with BoltIndex (see the
 // package doc): at 10M fingerprints 4x16 (153 candidates per table) still
-// answers faster than 10x28 (0.4), whose ten seeks cost more than 4x16's
-// four seeks and scans; at 100M 4x16 would scan 1,500 per table.
+// answers in about half the time of 10x28 (under 1 per table), whose ten
+// seeks cost more than 4x16's four seeks and scans; at 100M 4x16 would
+// scan 1,500 per table. A storage format that decodes candidates more
+// slowly (compressed blocks) moves the best bound down.
 const MaxCandidatesPerTable = 256
 
 // maxChosenTables bounds the generated layouts ChooseLayout considers for
