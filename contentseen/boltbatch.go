@@ -116,13 +116,14 @@ func (x *BoltIndex) AddBatch(ctx context.Context, ids []uint64, fps []Fingerprin
 	})
 }
 
-// codeFromRun records, for table t, a new code built from the h values of
+// codeFromRun records, for table t, a new code built from the symbols of
 // es, a sorted run about to fill the empty table, if it beats the current
 // one.
 func (x *BoltIndex) codeFromRun(t int, es []entry) error {
 	var hist [hSymbols]uint64
 	for i := 1; i < len(es); i++ {
-		hist[bits.LeadingZeros64(es[i-1].p^es[i].p)]++
+		sym, _ := symbolOf(uint(bits.LeadingZeros64(es[i-1].p^es[i].p)), es[i].p)
+		hist[sym]++
 	}
 	_, cur := x.codes.latest(t)
 	nc, ok := cur.worthReplacing(&hist)

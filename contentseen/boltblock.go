@@ -13,16 +13,16 @@ import (
 // fingerprints cut into compressed blocks. All tables share one bucket
 // ("tables"):
 //
-//	key   table number (1 byte) + lower bound (8 bytes, big-endian): the
-//	      smallest permuted fingerprint the block may hold; 0 for the
-//	      table's first block, else the block's first entry
+//	key   table number (1 byte) + the block's first entry (8 bytes,
+//	      big-endian)
 //	value code version (1 byte); n, the number of entries (2 bytes);
-//	      m, the bytes of the coded stream (2 bytes); the first entry in
-//	      full (8 bytes); the stream: each next entry as the Huffman code
-//	      of h, the position (0 = most significant) of the first bit where
-//	      it differs from the entry before, then its 63-h bits after h
-//	      (the bit at h is 1: the run is sorted); table 0 only: id width w
-//	      (1 byte) and the n ids, w bytes each, big-endian
+//	      table 0 only: m, the bytes of the coded stream (2 bytes); the
+//	      stream: each entry after the first as the Huffman code of its
+//	      symbol — h, the position (0 = most significant) of the first bit
+//	      where it differs from the entry before, with the two bits after
+//	      h — then its remaining 61-h bits (the bit at h is 1: the run is
+//	      sorted); table 0 only: id width w (1 byte) and the n ids, w bytes
+//	      each, big-endian
 //
 // Only table 0 keeps ids: a match found in another table takes its id
 // from table 0 (matches are rare; the saved bytes are in every block).
@@ -32,7 +32,7 @@ import (
 // A query seeks once per table to the block holding its prefix (bbolt's
 // branch pages are the block directory: one key per leaf page, in memory
 // once touched) and decodes entries from the block's start until the end
-// of the prefix range, a table lookup per h. Blocks are written only by
+// of the prefix range, one table lookup per entry. Blocks are written only by
 // bulk loads and by merges of the delta (boltmerge.go); a merge rewrites a
 // block with its new entries and cuts it into blocks of at most limit
 // bytes.
@@ -42,15 +42,19 @@ import (
 // uncompressed entries with ids in every table and had no delta.
 const formatVersion = "3"
 
-// maxBlock is the default largest block value in bytes. Four full blocks
+// maxBlock is the default largest block value in bytes. Two full blocks
 // fill a 4 KiB bbolt leaf page (16 bytes of page header, 16 of element
-// header and 9 of key per block: 16 + 4 × (25 + 992) = 4,084), so
-// bulk-loaded pages are full; a query decodes half a block per table on
-// average (about 90 entries at 10M).
-const maxBlock = 992
+// header and 9 of key per block: 16 + 2 × (25 + 2,015) = 4,096), so
+// bulk-loaded pages are full. The size trades space for query time: each
+// block costs its 25 bytes of key and element header plus 3 of its own
+// (0.7 bits per entry at 2 KB, twice that at 1 KB, against issue 6's
+// budget of 3 bits over the floor of which the coding takes 1.6), and a
+// query decodes about half a block per table (some 170 entries).
+const maxBlock = 2015
 
-// blockHeader is the bytes before a block's stream.
-const blockHeader = 1 + 2 + 2 + 8
+// blockHeader is the bytes before the stream of a block outside table 0;
+// table 0's blocks have two more (the stream's length).
+const blockHeader = 1 + 2
 
 var tablesBucket = []byte("tables")
 
@@ -58,7 +62,7 @@ var tablesBucket = []byte("tables")
 // in table 0 only).
 type entry struct{ p, id uint64 }
 
-// block is a parsed block value; its slices alias the value.
+// block is a parsed block; its slices alias the value.
 type block struct {
 	n      int
 	first  uint64
@@ -68,22 +72,29 @@ type block struct {
 	ids    []byte // table 0
 }
 
-// parseBlock parses a block value of table t.
-func (x *BoltIndex) parseBlock(t int, v []byte) (block, error) {
-	if len(v) < blockHeader {
+// parseBlock parses the block of table t with key k and value v.
+func (x *BoltIndex) parseBlock(t int, k, v []byte) (block, error) {
+	if len(k) != 9 || len(v) < blockHeader {
 		return block{}, fmt.Errorf("corrupt block of %d bytes", len(v))
 	}
 	b := block{
 		n:     int(binary.BigEndian.Uint16(v[1:])),
-		first: binary.BigEndian.Uint64(v[5:]),
+		first: binary.BigEndian.Uint64(k[1:]),
 	}
-	m := int(binary.BigEndian.Uint16(v[3:]))
-	if b.n == 0 || blockHeader+m > len(v) {
-		return block{}, fmt.Errorf("corrupt block: %d entries, %d stream bytes in %d", b.n, m, len(v))
+	if b.n == 0 {
+		return block{}, fmt.Errorf("corrupt block: no entries")
 	}
-	b.stream = v[blockHeader : blockHeader+m]
+	b.stream = v[blockHeader:]
 	if t == 0 {
-		rest := v[blockHeader+m:]
+		if len(v) < blockHeader+2 {
+			return block{}, fmt.Errorf("corrupt block of %d bytes", len(v))
+		}
+		m := int(binary.BigEndian.Uint16(v[blockHeader:]))
+		if blockHeader+2+m > len(v) {
+			return block{}, fmt.Errorf("corrupt block: %d stream bytes in %d", m, len(v))
+		}
+		b.stream = v[blockHeader+2 : blockHeader+2+m]
+		rest := v[blockHeader+2+m:]
 		if len(rest) < 1 || rest[0] < 1 || rest[0] > 8 || len(rest)-1 != b.n*int(rest[0]) {
 			return block{}, fmt.Errorf("corrupt block: id section of %d bytes for %d entries", len(rest), b.n)
 		}
@@ -127,10 +138,11 @@ func (it *blockIter) next() uint64 {
 		r.refill()
 	}
 	e := it.code.dec[r.acc>>(64-maxCodeLen)]
-	l, h := uint(e>>8), uint(e&63)
+	l := uint(e >> 8)
 	r.acc <<= l
 	r.n -= l
-	s := 63 - h
+	sym := &symbols[e&0xff]
+	s := sym.rest
 	var suf uint64
 	if s <= r.n {
 		suf = r.acc >> (64 - s) // s == 0: 0
@@ -139,7 +151,7 @@ func (it *blockIter) next() uint64 {
 	} else {
 		suf = r.read(s)
 	}
-	it.cur = it.cur&^(^uint64(0)>>h) | 1<<s | suf
+	it.cur = it.cur&sym.keep | sym.set | suf
 	return it.cur
 }
 
@@ -156,17 +168,19 @@ func (b *block) entries(es []entry) []entry {
 	return es
 }
 
-// blockKey returns the bucket key of table t's block with lower bound lb.
-func blockKey(t int, lb uint64) []byte {
+// blockKey returns the bucket key of table t's block starting with p.
+func blockKey(t int, p uint64) []byte {
 	k := make([]byte, 9)
 	k[0] = byte(t)
-	binary.BigEndian.PutUint64(k[1:], lb)
+	binary.BigEndian.PutUint64(k[1:], p)
 	return k
 }
 
 // seekBlock positions c on the block of table t that would hold permuted
-// fingerprint p and returns its key and value; nil if the table has no
-// block. The cursor is left on that block, so c.Next steps to the next.
+// fingerprint p — the last block starting at or before p, or the table's
+// first block if p is below all — and returns its key and value; nil if
+// the table has no block. The cursor is left on that block, so c.Next
+// steps to the next.
 func seekBlock(c *bolt.Cursor, t int, p uint64) (k, v []byte) {
 	var seek [9]byte
 	seek[0] = byte(t)
@@ -175,17 +189,21 @@ func seekBlock(c *bolt.Cursor, t int, p uint64) (k, v []byte) {
 	if k != nil && bytes.Equal(k, seek[:]) {
 		return k, v
 	}
-	// The block before the first key past p; the table's first block has
-	// lower bound 0, so it is table t's unless the table is empty.
+	next, nv := k, v
 	if k == nil {
 		k, v = c.Last()
 	} else {
 		k, v = c.Prev()
 	}
-	if len(k) != 9 || int(k[0]) != t {
-		return nil, nil
+	if len(k) == 9 && int(k[0]) == t {
+		return k, v
 	}
-	return k, v
+	// p is below the table's first block: that block, if table t has one.
+	if len(next) == 9 && int(next[0]) == t {
+		c.Seek(next)
+		return next, nv
+	}
+	return nil, nil
 }
 
 // scanTable appends to ms every entry of table t within k of fp (permuted
@@ -194,13 +212,35 @@ func seekBlock(c *bolt.Cursor, t int, p uint64) (k, v []byte) {
 func (x *BoltIndex) scanTable(tables *bolt.Bucket, c *bolt.Cursor, t int, p, lo, hi uint64, k int, ms []Match) ([]Match, error) {
 	key, v := seekBlock(c, t, lo)
 	for ; len(key) == 9 && int(key[0]) == t && binary.BigEndian.Uint64(key[1:]) <= hi; key, v = c.Next() {
-		b, err := x.parseBlock(t, v)
+		b, err := x.parseBlock(t, key, v)
 		if err != nil {
 			return ms, fmt.Errorf("table %d block %x: %w", t, key[1:], err)
 		}
-		it := b.iter()
+		// The decoding loop of blockIter.next, by hand: the reader's
+		// state stays in registers.
+		dec := &b.code.dec
+		r := bitReader{b: b.stream}
+		e := b.first
 		for i := range b.n {
-			e := it.next()
+			if i > 0 {
+				if r.n < 56 {
+					r.refill()
+				}
+				d := dec[r.acc>>(64-maxCodeLen)]
+				l := uint(d >> 8)
+				r.acc <<= l
+				r.n -= l
+				sym := &symbols[d&0xff]
+				var suf uint64
+				if s := sym.rest; s <= r.n {
+					suf = r.acc >> (64 - s)
+					r.acc <<= s
+					r.n -= s
+				} else {
+					suf = r.read(s)
+				}
+				e = e&sym.keep | sym.set | suf
+			}
 			if e < lo {
 				continue
 			}
@@ -239,7 +279,7 @@ func (x *BoltIndex) lookupBlocks(tables *bolt.Bucket, fp Fingerprint) (uint64, b
 	if key == nil {
 		return 0, false, nil
 	}
-	b, err := x.parseBlock(0, v)
+	b, err := x.parseBlock(0, key, v)
 	if err != nil {
 		return 0, false, fmt.Errorf("table 0 block %x: %w", key[1:], err)
 	}
@@ -255,22 +295,24 @@ func (x *BoltIndex) lookupBlocks(tables *bolt.Bucket, fp Fingerprint) (uint64, b
 	return 0, false, nil
 }
 
-// encodeBlock appends the block value of es (sorted, not empty) to v.
-func encodeBlock(v []byte, es []entry, ver uint8, c *hcode, withIDs bool) []byte {
-	start := len(v)
-	v = append(v, ver, 0, 0, 0, 0)
-	binary.BigEndian.PutUint16(v[start+1:], uint16(len(es)))
-	v = binary.BigEndian.AppendUint64(v, es[0].p)
+// encodeBlock returns the value of the block of es (sorted, not empty).
+func encodeBlock(es []entry, ver uint8, c *hcode, withIDs bool) []byte {
+	v := make([]byte, blockHeader, blockHeader+2+len(es)*8)
+	v[0] = ver
+	binary.BigEndian.PutUint16(v[1:], uint16(len(es)))
+	if withIDs {
+		v = append(v, 0, 0)
+	}
 	w := bitWriter{b: v}
 	for i := 1; i < len(es); i++ {
-		prev, cur := es[i-1].p, es[i].p
-		h := uint(bits.LeadingZeros64(prev ^ cur))
-		w.write(uint64(c.code[h]), uint(c.lens[h]))
-		w.write(cur, 63-h)
+		cur := es[i].p
+		sym, rest := symbolOf(uint(bits.LeadingZeros64(es[i-1].p^cur)), cur)
+		w.write(uint64(c.code[sym]), uint(c.lens[sym]))
+		w.write(cur, rest)
 	}
 	v = w.flush()
-	binary.BigEndian.PutUint16(v[start+3:], uint16(len(v)-start-blockHeader))
 	if withIDs {
+		binary.BigEndian.PutUint16(v[blockHeader:], uint16(len(v)-blockHeader-2))
 		width := idWidth(es)
 		v = append(v, byte(width))
 		for _, e := range es {
@@ -281,27 +323,27 @@ func encodeBlock(v []byte, es []entry, ver uint8, c *hcode, withIDs bool) []byte
 }
 
 // fits returns how many entries of es, from the first, one block of at
-// most limit bytes holds (at least one), and adds their h to hist.
+// most limit bytes holds (at least one), and adds their symbols to hist.
 func fits(es []entry, c *hcode, withIDs bool, limit int, hist *[hSymbols]uint64) int {
 	bitsUsed, maxID := 0, uint64(0)
 	n := 0
 	for i, e := range es {
-		var add int
-		var h uint
+		var add, sym int
 		if i > 0 {
-			h = uint(bits.LeadingZeros64(es[i-1].p ^ e.p))
-			add = int(c.lens[h]) + 63 - int(h)
+			var rest uint
+			sym, rest = symbolOf(uint(bits.LeadingZeros64(es[i-1].p^e.p)), e.p)
+			add = int(c.lens[sym]) + int(rest)
 		}
 		size := blockHeader + (bitsUsed+add+7)/8
 		if withIDs {
 			m := maxID | e.id
-			size += 1 + (i+1)*max(1, (bits.Len64(m)+7)/8)
+			size += 2 + 1 + (i+1)*max(1, (bits.Len64(m)+7)/8)
 		}
 		if i > 0 && (size > limit || i >= 0xffff) {
 			break
 		}
 		if i > 0 {
-			hist[h]++
+			hist[sym]++
 		}
 		bitsUsed += add
 		maxID |= e.id
@@ -310,12 +352,11 @@ func fits(es []entry, c *hcode, withIDs bool, limit int, hist *[hSymbols]uint64)
 	return n
 }
 
-// writeBlocks writes es (sorted, not empty) as table t's block with lower
-// bound lb, cut into as few blocks of at most limit bytes as hold them, of
-// about equal counts, coded with the table's latest code. It adds the
-// written h values to hist. Keys and values are fresh slices, as bbolt
-// keeps them until the commit.
-func (x *BoltIndex) writeBlocks(tables *bolt.Bucket, t int, lb uint64, es []entry, limit int, hist *[hSymbols]uint64) error {
+// writeBlocks writes es (sorted, not empty) as blocks of table t of at
+// most limit bytes, as few as hold them and of about equal counts, coded
+// with the table's latest code. It adds the written symbols to hist. Keys
+// and values are fresh slices, as bbolt keeps them until the commit.
+func (x *BoltIndex) writeBlocks(tables *bolt.Bucket, t int, es []entry, limit int, hist *[hSymbols]uint64) error {
 	ver, c := x.codes.latest(t)
 	var scratch [hSymbols]uint64
 	// Count the blocks a greedy cut needs, then cut into that many of
@@ -326,11 +367,8 @@ func (x *BoltIndex) writeBlocks(tables *bolt.Bucket, t int, lb uint64, es []entr
 	}
 	for start := 0; start < len(es); nb-- {
 		target := (len(es) - start + max(nb, 1) - 1) / max(nb, 1)
-		n := min(target, fits(es[start:min(start+target, len(es))], c, t == 0, limit, hist))
-		if start > 0 {
-			lb = es[start].p
-		}
-		if err := tables.Put(blockKey(t, lb), encodeBlock(nil, es[start:start+n], ver, c, t == 0)); err != nil {
+		n := fits(es[start:start+target], c, t == 0, limit, hist)
+		if err := tables.Put(blockKey(t, es[start].p), encodeBlock(es[start:start+n], ver, c, t == 0)); err != nil {
 			return fmt.Errorf("table %d: write block: %w", t, err)
 		}
 		start += n
@@ -350,17 +388,16 @@ func (x *BoltIndex) mergeTable(tables *bolt.Bucket, t int, es []entry, limit, ma
 		rest := es[consumed:]
 		c := tables.Cursor()
 		key, v := seekBlock(c, t, rest[0].p)
-		var lb uint64 // lower bound of the block; 0 starts the table
 		old = old[:0]
 		if key != nil {
-			lb = binary.BigEndian.Uint64(key[1:])
-			b, err := x.parseBlock(t, v)
+			key = bytes.Clone(key)
+			b, err := x.parseBlock(t, key, v)
 			if err != nil {
 				return consumed, fmt.Errorf("table %d block %x: %w", t, key[1:], err)
 			}
 			old = b.entries(old)
 		}
-		// The new entries below the next block's lower bound go here.
+		// The new entries below the next block's first go here.
 		j := len(rest)
 		if key != nil {
 			if nk, _ := c.Next(); len(nk) == 9 && int(nk[0]) == t {
@@ -384,7 +421,14 @@ func (x *BoltIndex) mergeTable(tables *bolt.Bucket, t int, es []entry, limit, ma
 		if added == 0 {
 			continue
 		}
-		if err := x.writeBlocks(tables, t, lb, buf, limit, hist); err != nil {
+		if key != nil && binary.BigEndian.Uint64(key[1:]) != buf[0].p {
+			// An entry below the table's first block: it starts the
+			// block now.
+			if err := tables.Delete(key); err != nil {
+				return consumed, fmt.Errorf("table %d: rekey block: %w", t, err)
+			}
+		}
+		if err := x.writeBlocks(tables, t, buf, limit, hist); err != nil {
 			return consumed, err
 		}
 		rewritten++

@@ -15,36 +15,72 @@ import (
 // six is most of what the compressed format saves over writing the
 // distance from the previous entry.
 //
-// A table's code is built from the h values measured in the table (by a
+// The symbol coded is h together with the first two bits after it (fewer
+// when fewer follow): those bits are not uniform — a small step from the
+// entry before is likelier than a big one, so after h they lean to zero —
+// and coding them with h saves a third of a bit per entry (measured on
+// 200,000 random fingerprints: 49.75 bits per entry with h alone, 49.42
+// with two bits, 49.35 with three; the floor is 47.83). The rest of the
+// scheme's gap to the floor is inherent in it: h is always a position
+// where the entry before has a 0, which a code of h alone cannot know.
+//
+// A table's code is built from the symbols measured in the table (by a
 // bulk load, and by each merge of the delta for the next one), stored with
 // the table under a version number, and every block names the version it
 // was written with; old versions stay readable. Codes are canonical and
-// limited to maxCodeLen bits, so one lookup in a 4 KiB table decodes any
-// h.
+// limited to maxCodeLen bits, so one lookup in a 4,096-entry table decodes
+// any symbol.
 
 const (
-	hSymbols   = 64 // h is 0..63
-	maxCodeLen = 12 // longest code; decode tables have 1<<maxCodeLen entries
+	hSymbols   = 256 // symbol h<<2 | the next (up to) two bits
+	maxCodeLen = 12  // longest code; decode tables have 1<<maxCodeLen entries
 )
+
+// symbolOf returns the symbol of entry cur whose first bit differing from
+// the entry before is h, and how many of cur's low bits are left to write.
+func symbolOf(h uint, cur uint64) (sym int, rest uint) {
+	top := min(2, 63-h)
+	rest = 63 - h - top
+	t := cur >> rest & (1<<top - 1)
+	return int(h<<2 | uint(t)), rest
+}
+
+// symbol is what decoding a symbol needs: the bits it leaves to read, and
+// the masks that make the entry from the one before (keep its bits above
+// h, set bit h and the two coded bits).
+type symbol struct {
+	keep, set uint64
+	rest      uint
+}
+
+var symbols = func() (s [hSymbols]symbol) {
+	for sym := range hSymbols {
+		h, t := uint(sym>>2), uint64(sym&3)
+		top := min(2, 63-h)
+		rest := 63 - h - top
+		s[sym] = symbol{keep: ^(^uint64(0) >> h), set: 1<<(63-h) | t<<rest, rest: rest}
+	}
+	return s
+}()
 
 // hcode is one version of a table's code. It is immutable once built.
 type hcode struct {
-	lens [hSymbols]uint8  // code length of each h, 1..maxCodeLen
-	code [hSymbols]uint16 // canonical code of each h, lens[h] bits
-	// dec maps the next maxCodeLen bits of a stream to h | len<<8.
+	lens [hSymbols]uint8  // code length of each symbol, 1..maxCodeLen
+	code [hSymbols]uint16 // canonical code of each symbol, lens[s] bits
+	// dec maps the next maxCodeLen bits of a stream to symbol | len<<8.
 	dec [1 << maxCodeLen]uint16
 }
 
-// flatCode is version 0 of every table's code: six bits for every h, used
-// until a table has data to measure.
+// flatCode is version 0 of every table's code: eight bits for every
+// symbol, used until a table has data to measure.
 func flatCode() *hcode {
 	var lens [hSymbols]uint8
 	for i := range lens {
-		lens[i] = 6
+		lens[i] = 8
 	}
 	c, err := newCode(lens)
 	if err != nil {
-		panic(err) // six bits for 64 symbols is a complete code
+		panic(err) // eight bits for 256 symbols is a complete code
 	}
 	return c
 }
@@ -151,12 +187,12 @@ func limitLengths(hist *[hSymbols]uint64, lens *[hSymbols]uint8) {
 	}
 }
 
-// bitsFor returns the bits hist's entries take with code c, h codes and
-// suffixes together.
+// bitsFor returns the bits of the codes of hist's symbols with code c
+// (the bits after them do not depend on the code).
 func (c *hcode) bitsFor(hist *[hSymbols]uint64) float64 {
 	var bits float64
-	for h, n := range hist {
-		bits += float64(n) * float64(int(c.lens[h])+hSymbols-1-h)
+	for s, n := range hist {
+		bits += float64(n) * float64(c.lens[s])
 	}
 	return bits
 }

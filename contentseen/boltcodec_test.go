@@ -48,7 +48,7 @@ func TestBuildCode(t *testing.T) {
 	var flat, geo, one [hSymbols]uint64
 	for h := range hSymbols {
 		flat[h] = 1000
-		geo[h] = 1 << max(0, 40-2*abs(h-24)) // very skewed: forces the length limit
+		geo[h] = 1 << max(0, 40-abs(h-96)) // very skewed: forces the length limit
 	}
 	one[20] = 1 << 40
 	hists = append(hists, flat, geo, one)
@@ -69,8 +69,8 @@ func TestBuildCode(t *testing.T) {
 			kraft += 1 << (maxCodeLen - l)
 			for range 4 {
 				window := uint64(c.code[h])<<(maxCodeLen-l) | rng.Uint64N(1<<(maxCodeLen-l))
-				if e := c.dec[window]; int(e&63) != h || uint8(e>>8) != l {
-					t.Fatalf("hist %d: window %b decodes to h %d len %d, want %d, %d", i, window, e&63, e>>8, h, l)
+				if e := c.dec[window]; int(e&0xff) != h || uint8(e>>8) != l {
+					t.Fatalf("hist %d: window %b decodes to symbol %d len %d, want %d, %d", i, window, e&0xff, e>>8, h, l)
 				}
 			}
 		}
@@ -114,7 +114,8 @@ func TestBlockCodec(t *testing.T) {
 		for i, p := range ps {
 			es[i] = entry{p: p, id: rng.Uint64N(1 << rng.IntN(64))}
 			if i > 0 {
-				hist[leadingZeros(ps[i-1]^p)]++
+				sym, _ := symbolOf(uint(leadingZeros(ps[i-1]^p)), p)
+				hist[sym]++
 			}
 		}
 		ver, c := uint8(0), flatCode()
@@ -125,15 +126,16 @@ func TestBlockCodec(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		v := encodeBlock([]byte("prefix"), es, ver, c, true)[len("prefix"):]
-		b, err := x.parseBlock(0, v)
+		v := encodeBlock(es, ver, c, true)
+		k := blockKey(0, es[0].p)
+		b, err := x.parseBlock(0, k, v)
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
 		if got := b.entries(nil); !slices.Equal(got, es) {
 			t.Fatalf("round %d: decoded %x, want %x", round, got, es)
 		}
-		if _, err := x.parseBlock(0, v[:len(v)-1]); err == nil {
+		if _, err := x.parseBlock(0, k, v[:len(v)-1]); err == nil {
 			t.Fatalf("round %d: a block cut short parsed", round)
 		}
 	}
