@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -282,4 +283,113 @@ func TestIndexMigrateAuto(t *testing.T) {
 	if st := readIndexState(t, data); st.layout != contentseen.Layout10x28 || !st.allStored {
 		t.Errorf("after migrating to auto for 100M pages: %+v, want layout 10x28", st)
 	}
+}
+
+// kill -9 while a migration writes the new index: the data directory keeps
+// a complete index (the old one, or the new one if the kill came after the
+// switch), a crawl opens it, and a rerun of the migration finishes.
+func TestIndexMigrateKillNine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a crawl process")
+	}
+	ctx := context.Background()
+	data := t.TempDir()
+	path := filepath.Join(data, crawler.DBFile)
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.NoSync = true // the set-up only
+	scheme := contentseen.Options{}.String()
+	x, err := contentseen.NewBoltIndex(db, contentseen.BoltOptions{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 20_000
+	ids, fps := make([]uint64, n), make([]contentseen.Fingerprint, n)
+	for i := range n {
+		ids[i], fps[i] = uint64(i+1), contentseen.Fingerprint(uint64(i+1)*0x9e3779b97f4a7c15)
+	}
+	if err := x.AddBatch(ctx, ids, fps); err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(x.Close(), db.Close()); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cmd, stderr := startCrawlProcess(t, "index", "migrate", "--data", data, "--layout", "google16")
+	// Kill once the file grows (the new index is being written), or when
+	// the process is done if it finishes first: either must leave a whole index.
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var waitErr error
+poll:
+	for {
+		select {
+		case waitErr = <-exited:
+			break poll
+		case <-time.After(2 * time.Millisecond):
+		}
+		if fi, err := os.Stat(path); err == nil && fi.Size() > st.Size() {
+			if err := cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			waitErr = <-exited
+			break
+		}
+	}
+	t.Logf("migration process: %v (%s)", waitErr, strings.TrimSpace(stderr.String()))
+
+	check := func(wantLayouts ...string) {
+		t.Helper()
+		d, err := crawler.OpenData(data, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		var layoutName string
+		if err := d.DB.View(func(tx *bolt.Tx) error {
+			layoutName, _, _ = contentseen.ReadBoltMeta(tx, "")
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(wantLayouts, layoutName) {
+			t.Fatalf("index layout %s, want one of %v", layoutName, wantLayouts)
+		}
+		layout, err := contentseen.LayoutByName(layoutName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := contentseen.NewBoltIndex(d.DB, contentseen.BoltOptions{Layout: layout, Scheme: scheme})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer x.Close()
+		if x.Len() != n {
+			t.Errorf("index (%s) holds %d fingerprints, want %d", layoutName, x.Len(), n)
+		}
+		for i := 0; i < n; i += n / 100 {
+			ms, err := x.Near(ctx, fps[i]^0b101, 3) // 2 bits away
+			if err != nil || len(ms) != 1 || ms[0].ID != ids[i] {
+				t.Errorf("index (%s): Near(fingerprint %d with 2 bits flipped) = %v, %v; want id %d", layoutName, i, ms, err, ids[i])
+			}
+		}
+	}
+	check(contentseen.Layout4x16, contentseen.LayoutGoogle16)
+	c, err := crawler.Open(crawler.Options{DataDir: data, K: 3, Layout: crawler.LayoutAuto})
+	if err != nil {
+		t.Fatalf("crawler.Open after a killed migration: %v", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, err := run(t, "", "index", "migrate", "--data", data, "--layout", "google16"); err != nil {
+		t.Fatalf("migration after a killed one: %v\n%s", err, errOut)
+	}
+	check(contentseen.LayoutGoogle16)
 }
