@@ -83,22 +83,30 @@ func (d *deltaState) load(ctx context.Context, delta *bolt.Bucket) error {
 	return d.active.AddBatch(ctx, ids, fps)
 }
 
+// deltaView is the mirror parts one transaction sees (an array, so that a
+// query does not allocate for it).
+type deltaView struct {
+	parts [4]*MemIndex
+	n     int
+}
+
+func (v *deltaView) add(m *MemIndex) { v.parts[v.n] = m; v.n++ }
+
 // view returns the mirror parts transaction tx sees, resolving a finished
 // writer's pending entries first.
-func (d *deltaState) view(tx *bolt.Tx, delta *bolt.Bucket) []*MemIndex {
+func (d *deltaState) view(tx *bolt.Tx, delta *bolt.Bucket) (ms deltaView) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.resolve(tx, delta)
-	ms := make([]*MemIndex, 0, 4)
-	ms = append(ms, d.active)
+	ms.add(d.active)
 	if d.frozen != nil {
-		ms = append(ms, d.frozen)
+		ms.add(d.frozen)
 	}
 	if d.retired != nil && tx.ID() < d.retiredTx {
-		ms = append(ms, d.retired)
+		ms.add(d.retired)
 	}
 	if d.pend != nil && d.pend.tx == tx {
-		ms = append(ms, d.pend.idx)
+		ms.add(d.pend.idx)
 	}
 	return ms
 }

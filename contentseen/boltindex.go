@@ -438,7 +438,8 @@ func (x *BoltIndex) near(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int) (
 			return nil, fmt.Errorf("contentseen: near %v: %w", fp, err)
 		}
 	}
-	for _, m := range x.delta.view(tx, top.Bucket(deltaBucket)) {
+	v := x.delta.view(tx, top.Bucket(deltaBucket))
+	for _, m := range v.parts[:v.n] {
 		ms = memNear(m, fp, k, ms)
 	}
 	return ms, nil
