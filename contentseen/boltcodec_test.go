@@ -2,6 +2,7 @@ package contentseen
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"path/filepath"
@@ -251,4 +252,101 @@ func leadingZeros(v uint64) int {
 		n++
 	}
 	return n
+}
+
+// TestBoltSeenDuringMerges runs Seen from 8 goroutines over clusters of
+// near-duplicates while the background merger moves the delta into small
+// blocks again and again, then checks the index's invariant: no two
+// admitted fingerprints are within K, every rejected one has an admitted
+// one within K, and Near agrees with the oracle after a checkpoint and a
+// reopen.
+func TestBoltSeenDuringMerges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(testSeed(t), 26))
+	ctx := context.Background()
+	l := DefaultLayout()
+	path := filepath.Join(t.TempDir(), "x.db")
+	x := openBoltBlocks(t, path, l, 6)
+	var bases []Fingerprint
+	for range 40 {
+		bases = append(bases, Fingerprint(rng.Uint64()))
+	}
+	const workers, per = 8, 150
+	fps := make([][]Fingerprint, workers)
+	for w := range fps {
+		for range per {
+			fps[w] = append(fps[w], plant(rng, bases[rng.IntN(len(bases))], rng.IntN(8)))
+		}
+	}
+	admitted := make([][]Fingerprint, workers)
+	rejected := make([][]Fingerprint, workers)
+	errs := make(chan error, workers)
+	for w := range workers {
+		go func() {
+			for i, fp := range fps[w] {
+				_, found, err := x.Seen(ctx, uint64(w*per+i+1), fp)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if found {
+					rejected[w] = append(rejected[w], fp)
+				} else {
+					admitted[w] = append(admitted[w], fp)
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range workers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if x.merges.Load() < 5 {
+		t.Errorf("%d merges ran during the test, want several", x.merges.Load())
+	}
+	var all []Fingerprint
+	for _, a := range admitted {
+		all = append(all, a...)
+	}
+	for i, a := range all {
+		for _, b := range all[i+1:] {
+			if d := Distance(a, b); d <= l.K() {
+				t.Fatalf("admitted %v and %v, %d bits apart", a, b, d)
+			}
+		}
+	}
+	for _, r := range rejected {
+		for _, fp := range r {
+			if !slices.ContainsFunc(all, func(a Fingerprint) bool { return Distance(a, fp) <= l.K() }) {
+				t.Fatalf("rejected %v, nothing admitted within %d", fp, l.K())
+			}
+		}
+	}
+	if x.Len() != len(all) {
+		t.Fatalf("Len = %d, admitted %d", x.Len(), len(all))
+	}
+	o := oracle{}
+	err := x.db.View(func(tx *bolt.Tx) error {
+		top, err := x.top(tx)
+		if err != nil {
+			return err
+		}
+		return top.Bucket(fpsBucket).ForEach(func(k, v []byte) error {
+			o.add(binary.BigEndian.Uint64(k), Fingerprint(binary.BigEndian.Uint64(v)))
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries := append(append([]Fingerprint(nil), bases...), all...)
+	checkNear(t, x, l, o, queries)
+	checkBlocks(t, x, o)
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	x = openBoltBlocks(t, path, l, 6)
+	defer x.Close()
+	checkNear(t, x, l, o, queries)
 }

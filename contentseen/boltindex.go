@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -84,7 +85,8 @@ type BoltIndex struct {
 	stopMerge  context.CancelFunc // stops the merger
 	mergeMu    sync.Mutex         // one merge at a time
 	mergeErrMu sync.Mutex
-	mergeErr   error // the last background merge's error, nil after a success
+	mergeErr   error        // the last background merge's error, nil after a success
+	merges     atomic.Int64 // merges completed since opened
 
 	mu     sync.RWMutex // guards closed; held for reading while sending on reqs
 	closed bool

@@ -185,6 +185,7 @@ func (x *BoltIndex) merge(ctx context.Context) error {
 	d.mu.Lock()
 	d.retired, d.retiredTx, d.frozen = d.frozen, finalTx, nil
 	d.mu.Unlock()
+	x.merges.Add(1)
 	return nil
 }
 
