@@ -244,6 +244,9 @@ func TestBoltIndexChild(t *testing.T) {
 	res["heap-MB"] = float64(ms.HeapInuse) / 1e6
 	rss, hwm := procStatus(t, "VmRSS"), procStatus(t, "VmHWM")
 	res["rss-MB"], res["hwm-MB"] = rss/1e3, hwm/1e3
+	// Anonymous memory (heap, stacks) and file pages mapped in (bbolt's
+	// mmap: clean, the kernel takes them back under memory pressure).
+	res["anon-MB"], res["file-MB"] = procStatus(t, "RssAnon")/1e3, procStatus(t, "RssFile")/1e3
 	fields := []string{"RESULT"}
 	for k, v := range res {
 		fields = append(fields, fmt.Sprintf("%s=%.2f", k, v))
