@@ -132,11 +132,26 @@ func (d *deltaState) promote(p *pending) {
 		return
 	}
 	d.pend = nil
+	if len(p.ids) < promoteBatch {
+		// The crawler commits a page or a few per transaction: insert
+		// them (O(sqrt(N)) each) rather than merge the whole mirror.
+		a := d.active
+		a.mu.Lock()
+		for i, fp := range p.fps {
+			a.insert(p.ids[i], fp) // absent: the writer checked
+		}
+		a.mu.Unlock()
+		return
+	}
 	// AddBatch fails only on a cancelled context or a closed index.
 	if err := d.active.AddBatch(context.Background(), p.ids, p.fps); err != nil {
 		panic(fmt.Sprintf("contentseen: delta mirror: %v", err))
 	}
 }
+
+// promoteBatch is the size from which a writer's entries join the mirror
+// by one sorted merge instead of one insert each.
+const promoteBatch = 256
 
 // record appends (id, fp), known to be absent, to the delta in tx.
 func (d *deltaState) record(tx *bolt.Tx, delta *bolt.Bucket, id uint64, fp Fingerprint) error {

@@ -145,6 +145,168 @@
 // goroutine that Close waits for. BoltIndex.AddBatch is a bulk load
 // (sorted merges, blocks and pages filled full).
 //
+// Storage (format 3, issue 6's design): every table is a sorted run of
+// permuted fingerprints cut into compressed blocks of at most 2,015 bytes
+// (two fill a 4 KiB page), one bbolt key per block (table number and the
+// block's first entry, big-endian), all tables in one bucket. Inside a
+// block each entry after the first is coded by h, the position of its
+// first bit that differs from the entry before, Huffman-coded together
+// with the two bits after h from the table's own measured distribution
+// (the code is stored with the table under a version number; every block
+// names its version; merges build the next version from what they wrote),
+// followed by the remaining bits after h. Every 128th entry is a restart
+// point written in full, with its bit offset in the block's header, so a
+// query seeks once per table (bbolt's branch pages, one key per leaf page,
+// are the in-memory directory of blocks), skips to the last restart point
+// at or before its prefix and decodes from there to the end of the prefix
+// range: one table lookup, a few shifts and an XOR and popcount per entry,
+// no allocation of its own (bbolt allocates some 70 small objects per
+// query: its page checks box their arguments). Only table 0's blocks keep
+// ids, after the entries; a match found in another table takes its id from
+// table 0 (a second seek, only for matches). See boltblock.go for the
+// exact layout.
+//
+// New fingerprints go to the delta: one bucket of (sequence number ->
+// fingerprint, id), appended to, mirrored in memory as a small MemIndex
+// that queries read too, so a group of Seen calls writes a few pages at
+// the end of one bucket instead of one block per table per call. When the
+// delta passes 1/64 of the index (at least 65,536), a merger goroutine
+// freezes it and merges it into the blocks table by table, in steps of at
+// most 64 rewritten blocks, each its own transaction: a Seen waits for at
+// most one step, never for a whole merge. A crash loses nothing: the
+// delta keeps its entries until the merge's last transaction, a reopened
+// index reloads them, and merging an entry twice changes nothing.
+// Checkpoint merges on demand. An index written in format 1 or 2 is
+// refused with an error asking for a rebuild (crawl index build, or crawl
+// index migrate for a crawl's data directory).
+//
+// Cost, measured on the shared 2-core development machine with other jobs
+// running (load 3 to 5), 4x16, bulk-loaded:
+//
+//	                               200k       1M        10M       100M
+//	floor, bits per fp per table   47.8       45.5      42.2      38.9
+//	blocks, bits per fp per table  50.4       48.3      45.0      -
+//	  (table 0 without its ids)    50.6       -         -         -
+//	whole file, bytes per fp       -          69        59        -
+//	k=3 query warm p50 / p99 µs    -          8.0 / 76  14.5 / 91  -
+//	cold page cache p50 / p99 µs   -          543 / 2,717  1,106 / 3,962  -
+//
+// (TestBoltSpaceNearFloor; SIMCRAWL_BIG=1 go test -run '^$' -bench
+// 'IndexBoltProcess' -benchtime 1x -timeout 2h ./contentseen/, which builds
+// the index, then queries it from a fresh process opened as the crawler
+// opens crawl.db; cold: the file dropped from the page cache with
+// posix_fadvise, about 110 µs per random 4 KiB read here, two or three per
+// table.) The blocks' bits are within 3 of the floor: about 1.6 bits are
+// the scheme's own (h is always where the entry before has a 0 bit, which
+// a code of h cannot know; coding the two bits after h with it saves 0.33),
+// 0.7 bbolt's 25 bytes of key and element header per block, 0.25 the
+// restart points. The whole file adds table 0's ids (3 bytes at 10M) and
+// the id-to-fingerprint bucket (about 32 bytes). Merges leave blocks and
+// bbolt's pages less full: after merging a delta of 10% into a 200k index,
+// blocks take 50.7 bits per entry, pages about twice that until later
+// merges fill them.
+//
+// Memory: a process holding a 10M index that has answered 265,000 queries
+// is 264 MB resident, all of it the file's pages it mapped in (Go heap
+// under 1 MB): the table blocks, 4 x 10M x 45 bits plus table 0's ids. A
+// process that has also recorded 200,000 fingerprints and merged them
+// (rewriting nearly every block: copy-on-write) has 578 MB resident, the
+// old pages and the new, clean file pages the kernel takes back under
+// memory pressure; its heap is 7.5 MB (the delta's mirror: 16 bytes per
+// table per entry, at most about 2 x N/64 entries).
+//
+// Durable Seen (fsync per commit): from 1,024 concurrent callers, 24,700
+// to 41,200 per second on an index growing from empty with the merger
+// running (BenchmarkIndexBoltSeenDurable, -benchtime 3s, load 4 to 5;
+// format 2: 17,000 to 22,000, format 1: 6,400 to 8,100), where each group
+// commit writes a few pages at the end of the delta instead of a leaf
+// page per table per call.
+//
+// OpenBolt opens its file without bbolt's free-list sync (fewer pages per
+// commit), so a read-write open rebuilds the free list by reading every
+// page: 0.6 s warm, 31 s with a cold page cache at 10M. The crawler's
+// crawl.db keeps its free list and opens at once.
+//
+// Caveats:
+//   - There is no Traditional-to-Simplified conversion: the same article
+//     in both scripts gets unrelated fingerprints.
+//   - k=3 is strict. With word features, a new title plus an advertising
+//     line on a 650-word article moves the fingerprint 3 to 8 bits (median
+//     5), and so does dropping three short phrases from a 500-character
+//     Chinese article; character 4-grams do better on the former (median
+//     3). Fingerprint the extracted body without its title, and calibrate
+//     the scheme and k on real pairs (crawl eval).
+//   - Changing the stop-word lists, the scanner, the dictionary or its
+//     frequency cut-off changes fingerprints; golden tests catch it.
+//
+// # Index
+//
+// An Index holds fingerprints with the ids of their pages. Index.Seen asks
+// "is a stored fingerprint within K bits of this one?" and, if not, records
+// it, in one atomic step: of two workers that fetch near-duplicate pages at
+// once, exactly one is admitted. Near lists every stored fingerprint within
+// k <= K, sorted by distance then id; Add records without looking. The
+// index is a set of fingerprints: recording one that is stored already
+// keeps its first id, and ids are not checked for uniqueness.
+//
+// A linear scan costs N popcounts per query. A Layout instead keeps
+// Tables() sorted copies of every fingerprint, each with its bits permuted
+// (Manku, Jain and Das Sarma, WWW 2007). The 64 bits are cut into blocks;
+// two fingerprints within K bits differ in at most K blocks, so at least
+// len(blocks)-K blocks agree exactly; the tables are led by every choice of
+// lead <= len(blocks)-K blocks, so some table holds every match under the
+// query's own prefix. A query reads one prefix range per table and checks
+// each candidate with XOR and popcount (a permutation keeps distances).
+// NewLayout generates the tables for a K and a block split and refuses a
+// split that cannot guarantee every match. The built-in layouts, all K=3,
+// with Layout.Cost's expected candidates per query for random fingerprints
+// (the sum over tables of N/2^prefix; space is the table entries relative
+// to 4x16) and measured k=3 query times of a bulk-loaded BoltIndex, warm:
+//
+//	layout    tables prefix space candidates per query         bbolt query µs, p50 / p99
+//	                              1M / 10M / 100M / 1G          1M          10M
+//	4x16      4      16     1x    61 / 610 / 6,104 / 61,035    4.6 / 26    8.9 / 51
+//	10x28     10     24-28  2.5x  0.37 / 3.7 / 37 / 373        12 / 53     17 / 66
+//	google16  16     28     4x    0.06 / 0.6 / 6 / 60          21 / 122    29 / 133
+//
+// Measured 2026-11-22 on the shared 2-core machine with other jobs running
+// (load 0 to 3 in the 1M runs, 3 to 5 in the 10M ones), storage format 2,
+// BenchmarkIndexNear: 1M medians of 5 runs of go test -run '^$' -bench
+// 'IndexNear' -benchtime 200000x -count 5 ./contentseen/; 10M medians of 3
+// of SIMCRAWL_BIG=1 go test -run '^$'
+// -bench 'IndexNear///n=1e.07' -benchtime 200000x -count 3 -timeout 2h
+// ./contentseen/ (on disk: 87 / 155 / 224 bytes per fingerprint at 1M, 79
+// / 148 / 217 at 10M; MemIndex p50 0.54 / 1.7 / 2.8 µs at 1M, 1.8 / 2.9 /
+// 7.2 µs at 10M). To be re-measured after storage format changes.
+//
+// More tables buy fewer candidates with space, but each costs a seek: up
+// to 10M, 4x16 is both the smallest and the fastest. Its candidates grow
+// linearly (1,500 per table at 100M), so ChooseLayout picks, for an
+// expected size, the fewest tables that keep each table's expected
+// candidates at or under MaxCandidatesPerTable (256, about a page of
+// entries): 4x16 up to 2^24 (16.8M) fingerprints, 10x28 up to 2^32,
+// google16 beyond; for K > 3, generated layouts of equal blocks. A layout
+// is fixed when the index is created; crawl index migrate rebuilds a data
+// directory's index with another.
+//
+// MemIndex keeps, per table, a sorted array of permuted keys with a
+// parallel array of ids, reached through a directory of the keys' top bits
+// (no binary search over millions: each step would be a cache miss), plus
+// a small sorted delta that takes inserts and is merged in at about
+// sqrt(N) entries. MemIndex.AddBatch loads millions by sorting.
+//
+// BoltIndex keeps the same tables in bbolt, under one top-level bucket
+// (see BoltIndex for the buckets), either in its own file (OpenBolt, which
+// fails within BoltOptions.Timeout if another process holds the file) or
+// inside the crawler's database (NewBoltIndex), where SeenTx, NearTx and
+// LenTx work inside the caller's transaction so that a page is indexed,
+// stored and queued in one commit. The index records its layout, its
+// scheme (the fingerprint Options' String) and its storage format, and
+// refuses to be reopened with others. Seen and Add from concurrent
+// goroutines are grouped into one write transaction by a committer
+// goroutine that Close waits for. BoltIndex.AddBatch is a bulk load
+// (sorted merges, blocks and pages filled full).
+//
 // Storage (format 2, the first step of issue 6's design, uncompressed):
 // every table is a sorted run of (permuted fingerprint, id) cut into
 // blocks of at most 992 bytes (four fill a 4 KiB page), one bbolt key per
@@ -214,4 +376,7 @@
 //     and the index refuses to open until it is rebuilt.
 //   - OpenBolt opens bbolt without free-list sync: fewer pages per commit,
 //     and opening a large file scans it to rebuild the free list.
+//   - A read transaction held open across two whole merges may miss
+//     fingerprints they moved from the delta into the blocks; keep reads
+//     short (every read in this module is).
 package contentseen
