@@ -61,7 +61,6 @@ type Joiner struct {
 	k      int
 	ids    []uint64 // batch ids, indexed by joinEntry.bi
 	tables []joinTable
-	allOne bool // every table's prefix is one run of bits (4x16): probeOne
 }
 
 // joinTable is one permuted table over the batch.
@@ -155,10 +154,6 @@ func NewJoiner(l Layout, k int, batch []uint64, batchFPs []Fingerprint) (*Joiner
 		}
 		j.tables[t] = jt
 	}
-	j.allOne = len(j.tables) <= 64
-	for t := range j.tables {
-		j.allOne = j.allOne && j.tables[t].one
-	}
 	return j, nil
 }
 
@@ -233,9 +228,6 @@ func (j *Joiner) Probe(id uint64, fp Fingerprint, emit func(Pair) error) error {
 
 // probe appends the pairs of stored fingerprint fp to out.
 func (j *Joiner) probe(id uint64, fp Fingerprint, out []Pair) []Pair {
-	if j.allOne {
-		return j.probeOne(id, fp, out)
-	}
 	for t := range j.tables {
 		jt := &j.tables[t]
 		var q uint64 // jt.prefixOf(fp), inlined by hand: it is most of a probe
@@ -256,36 +248,6 @@ func (j *Joiner) probe(id uint64, fp Fingerprint, out []Pair) []Pair {
 			d := bits.OnesCount64(uint64(g ^ fp))
 			// Rare: check the whole prefix and the earlier tables only for
 			// a pair within k.
-			if d > j.k || jt.prefixOf(g) != q || j.earlierAgree(t, g, fp) {
-				continue
-			}
-			out = append(out, Pair{BatchID: j.ids[jt.bis[int(lo)+i]], StoredID: id, Distance: d})
-		}
-	}
-	return out
-}
-
-// probeOne is probe for layouts whose prefixes are one run of bits each.
-// It first tests every table's filter bit, without a branch, so that the
-// tables' filter loads overlap; in most probes no bit is set and nothing
-// else is read.
-func (j *Joiner) probeOne(id uint64, fp Fingerprint, out []Pair) []Pair {
-	var hits uint64
-	x := uint64(fp)
-	for t := range j.tables {
-		jt := &j.tables[t]
-		f := (x >> jt.g3[0].src & jt.g3[0].mask) >> jt.fshift
-		hits |= (jt.filter[f/64] >> (f % 64) & 1) << uint(t)
-	}
-	for hits != 0 {
-		t := bits.TrailingZeros64(hits)
-		hits &= hits - 1
-		jt := &j.tables[t]
-		q := x >> jt.g3[0].src & jt.g3[0].mask
-		b := q >> jt.shift
-		lo, hi := jt.offsets[b], jt.offsets[b+1]
-		for i, g := range jt.fps[lo:hi] {
-			d := bits.OnesCount64(uint64(g ^ fp))
 			if d > j.k || jt.prefixOf(g) != q || j.earlierAgree(t, g, fp) {
 				continue
 			}
