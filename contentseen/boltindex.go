@@ -242,7 +242,7 @@ func (x *BoltIndex) checkMetaBucket(meta *bolt.Bucket) error {
 		if f == nil {
 			f = []byte("1") // format 1 had no version key
 		}
-		return fmt.Errorf("contentseen: index in bucket %q has storage format %s, this version reads format %s: rebuild the index",
+		return fmt.Errorf("contentseen: index in bucket %q has storage format %s, this version reads format %s: rebuild the index (a crawl's: crawl index migrate --data DIR)",
 			x.bucket, f, formatVersion)
 	}
 	layout, scheme := string(meta.Get(layoutKey)), string(meta.Get(schemeKey))

@@ -41,7 +41,8 @@ type migrateHooks struct {
 
 func (m *Main) runIndexMigrate(ctx context.Context, args []string) error {
 	fset := m.indexFlagSet("migrate", "--data DIR --layout NAME",
-		"rebuild the data directory's index with another layout, from the fingerprints it holds\n"+
+		"rebuild the data directory's index with another layout, from the fingerprints it holds;\n"+
+			"an index in an older storage format is rebuilt even into the same layout\n"+
 			"(offline: refused while a crawl runs; an interrupted migration leaves the old index in use)")
 	layoutName := fset.String("layout", "", "the new layout: 4x16, 10x28, google16, k<k>/<widths>/lead<n>, or auto\n"+
 		"(chosen for contentseen.k and the larger of contentseen.expected_pages and the pages stored)")
@@ -121,26 +122,48 @@ func migrateIndex(ctx context.Context, dir, name string, k int, expected int64, 
 	if err != nil {
 		return res, err
 	}
-	old, err := contentseen.NewBoltIndex(db, contentseen.BoltOptions{Layout: oldLayout, Scheme: scheme, Bucket: indexBucket})
-	if err != nil {
+	// An index in an older storage format is not opened (this version
+	// refuses it) but read from its id records, which every format since
+	// 2 keeps alike, and rebuilt even into the same layout.
+	var format string
+	var current bool
+	if err := db.View(func(tx *bolt.Tx) error {
+		format, current = contentseen.BoltFormatTx(tx, indexBucket)
+		return nil
+	}); err != nil {
 		return res, err
+	}
+	if format == "1" {
+		return res, fmt.Errorf("the index in %s has storage format 1, which kept no id records: recrawl into a new data directory", dir)
+	}
+	count := -1
+	if current {
+		old, err := contentseen.NewBoltIndex(db, contentseen.BoltOptions{Layout: oldLayout, Scheme: scheme, Bucket: indexBucket})
+		if err != nil {
+			return res, err
+		}
+		err = db.View(func(tx *bolt.Tx) error { count = old.LenTx(tx); return nil })
+		if cerr := old.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return res, err
+		}
 	}
 	var ids []uint64
 	var fps []contentseen.Fingerprint
-	count := 0
 	err = db.View(func(tx *bolt.Tx) error {
-		count = old.LenTx(tx)
-		ids, fps = make([]uint64, 0, count), make([]contentseen.Fingerprint, 0, count)
-		return old.ScanTx(tx, func(id uint64, fp contentseen.Fingerprint) error {
+		ids, fps = make([]uint64, 0, max(count, 0)), make([]contentseen.Fingerprint, 0, max(count, 0))
+		return contentseen.ScanBoltTx(tx, indexBucket, func(id uint64, fp contentseen.Fingerprint) error {
 			ids, fps = append(ids, id), append(fps, fp)
 			return nil
 		})
 	})
-	if cerr := old.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
 		return res, fmt.Errorf("read the index: %w", err)
+	}
+	if count < 0 {
+		count = len(fps)
 	}
 
 	layout, err := contentseen.LayoutByName(name)
@@ -154,7 +177,7 @@ func migrateIndex(ctx context.Context, dir, name string, k int, expected int64, 
 		return res, fmt.Errorf("layout %s guarantees k <= %d, the crawl's contentseen.k is %d", layout.Name(), layout.K(), k)
 	}
 	res.to = layout.Name()
-	if res.to == res.from {
+	if res.to == res.from && current {
 		return res, nil
 	}
 
