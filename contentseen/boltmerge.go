@@ -186,7 +186,7 @@ func (x *BoltIndex) merge(ctx context.Context) error {
 	d.retired, d.retiredTx, d.frozen = d.frozen, finalTx, nil
 	d.mu.Unlock()
 	x.merges.Add(1)
-	return nil
+	return x.releaseMapped()
 }
 
 // frozenEntries returns table t's entries of the frozen mirror, sorted
