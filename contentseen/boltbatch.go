@@ -135,8 +135,7 @@ func (x *BoltIndex) codeFromRun(t int, es []entry) error {
 		if err != nil {
 			return err
 		}
-		_, _, err = x.codes.add(top.Bucket(codesBucket), t, nc)
-		return err
+		return x.codes.add(tx, top.Bucket(codesBucket), t, nc)
 	})
 	if err != nil {
 		return fmt.Errorf("contentseen: add batch: %w", err)

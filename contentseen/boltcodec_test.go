@@ -122,10 +122,8 @@ func TestBlockCodec(t *testing.T) {
 		ver, c := uint8(0), flatCode()
 		if round%2 == 1 {
 			c = buildCode(&hist)
-			var err error
-			if ver, c, err = x.codes.add(nilBucket(t), 0, c); err != nil {
-				t.Fatal(err)
-			}
+			ver = uint8(1 + round%200)
+			x.codes.register(0, int(ver), c)
 		}
 		v := encodeBlock(es, ver, c, true)
 		k := blockKey(0, es[0].p)
@@ -140,26 +138,6 @@ func TestBlockCodec(t *testing.T) {
 			t.Fatalf("round %d: a block cut short parsed", round)
 		}
 	}
-}
-
-// nilBucket gives codes.add a bucket in a throwaway database.
-func nilBucket(t *testing.T) *bolt.Bucket {
-	t.Helper()
-	db, err := bolt.Open(filepath.Join(t.TempDir(), "codes.db"), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	tx, err := db.Begin(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tx.Rollback() })
-	b, err := tx.CreateBucket(codesBucket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // TestBoltMergeInterrupted merges part of the delta into table 0's blocks,
@@ -349,4 +327,64 @@ func TestBoltSeenDuringMerges(t *testing.T) {
 	x = openBoltBlocks(t, path, l, 6)
 	defer x.Close()
 	checkNear(t, x, l, o, queries)
+}
+
+// TestBoltCodeVersions grows an index by merges big enough to measure h
+// and build new code versions, reopens it, and checks that every block
+// decodes with its recorded version and that answers match the oracle.
+func TestBoltCodeVersions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(testSeed(t), 27))
+	ctx := context.Background()
+	l := DefaultLayout()
+	path := filepath.Join(t.TempDir(), "x.db")
+	x := mustOpenBolt(t, path, BoltOptions{NoSync: true})
+	x.blockLimit = 200 // about 30 entries a block: many blocks per merge
+	x.minDelta = 1 << 30
+	o := oracle{}
+	var queries []Fingerprint
+	for round := range 4 {
+		err := x.db.Update(func(tx *bolt.Tx) error {
+			for i := range 3000 {
+				id := uint64(round*3000 + i + 1)
+				fp := Fingerprint(rng.Uint64())
+				if err := x.AddTx(tx, id, fp); err != nil {
+					return err
+				}
+				o.add(id, fp)
+				if i%100 == 0 {
+					queries = append(queries, fp, plant(rng, fp, 2))
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Checkpoint(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	versions := 0
+	err := x.db.View(func(tx *bolt.Tx) error {
+		top, err := x.top(tx)
+		if err != nil {
+			return err
+		}
+		versions = top.Bucket(codesBucket).Stats().KeyN
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if versions == 0 {
+		t.Fatal("no code version was built from the merges' measured h")
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	x = mustOpenBolt(t, path, BoltOptions{NoSync: true})
+	x.blockLimit = 200
+	defer x.Close()
+	checkNear(t, x, l, o, queries)
+	checkBlocks(t, x, o)
 }

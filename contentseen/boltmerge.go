@@ -169,7 +169,7 @@ func (x *BoltIndex) merge(ctx context.Context) error {
 		for t := range x.layout.Tables() {
 			if _, cur := x.codes.latest(t); cur != nil {
 				if nc, ok := cur.worthReplacing(&hists[t]); ok {
-					if _, _, err := x.codes.add(top.Bucket(codesBucket), t, nc); err != nil {
+					if err := x.codes.add(tx, top.Bucket(codesBucket), t, nc); err != nil {
 						return err
 					}
 				}
