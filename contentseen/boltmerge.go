@@ -28,8 +28,14 @@ import (
 // (mergeTable skips them).
 
 // mergeStepBlocks is the most blocks one merge transaction rewrites:
-// about 64 KiB of dirty blocks, a few milliseconds with its fsync.
+// about 128 KiB of dirty blocks, a few milliseconds with its fsync.
 const mergeStepBlocks = 64
+
+// releaseSteps is how many merge steps (about 16 MiB of rewritten blocks)
+// run between two releases of the file's mapped pages (releaseMapped), so
+// that the old blocks' pages and the new do not both stay resident for a
+// whole merge.
+const releaseSteps = 128
 
 // minDelta is the delta size that starts a merge at any index size; from
 // 64 × minDelta stored fingerprints the threshold is 1/64 of them, so
@@ -132,11 +138,17 @@ func (x *BoltIndex) merge(ctx context.Context) error {
 		return err
 	}
 	hists := make([][hSymbols]uint64, x.layout.Tables())
+	steps := 0
 	for t := range x.layout.Tables() {
 		es := frozenEntries(frozen, t)
 		for len(es) > 0 {
 			if err := ctx.Err(); err != nil {
 				return err
+			}
+			if steps++; steps%releaseSteps == 0 {
+				if err := x.releaseMapped(); err != nil {
+					return err
+				}
 			}
 			err := x.db.Update(func(tx *bolt.Tx) error {
 				top, err := x.top(tx)
