@@ -386,3 +386,14 @@ func TestDedupBatchMaxPages(t *testing.T) {
 		t.Errorf("%d pages stored (limit %d), want 10", sum.Pages, sum.PageLimit)
 	}
 }
+
+func TestDedupBatchCancelled(t *testing.T) {
+	c := openDedup(t, t.TempDir())
+	defer c.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := c.DedupWith(ctx, &sliceSource{recs: []*Record{{URL: "http://example.com/a", Text: "x"}}}, nil, DedupOptions{Batch: 8})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("DedupWith = %v, want context.Canceled", err)
+	}
+}

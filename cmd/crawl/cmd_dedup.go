@@ -142,18 +142,17 @@ const autoBatchBytes = 1 << 20
 // reader reports it.
 func inputBytes(paths []string) int64 {
 	var n int64
-	for _, p := range paths {
-		err := filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return nil // unreadable parts are the reader's to report
-			}
+	add := func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
 			if info, ierr := d.Info(); ierr == nil {
 				n += info.Size()
 			}
-			return nil
-		})
-		if err != nil {
-			continue
+		}
+		return nil // never stops the walk: unreadable parts are the reader's to report
+	}
+	for _, p := range paths {
+		if err := filepath.WalkDir(p, add); err != nil {
+			break // not reached: add never fails
 		}
 	}
 	return n
