@@ -73,9 +73,9 @@ const (
 // after each kept record's commit, in input order, with the stored page
 // (text, no body); an error from it stops Dedup.
 //
-// Dedup is an alternative to Run on an opened Crawler: call one of them,
-// once. It returns ctx's error after a cancellation, with what was decided
-// saved.
+// Dedup is an alternative to Run on an opened Crawler: call one of them
+// (or DedupWith, which decides large inputs faster in batches), once. It
+// returns ctx's error after a cancellation, with what was decided saved.
 func (c *Crawler) Dedup(ctx context.Context, src RecordSource, onKept func(*storage.Page) error) (*Summary, error) {
 	return c.DedupWith(ctx, src, onKept, DedupOptions{})
 }
