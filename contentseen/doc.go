@@ -103,19 +103,21 @@
 //
 //	layout    tables prefix space candidates per query         bbolt query µs, p50 / p99
 //	                              1M / 10M / 100M / 1G          1M          10M
-//	4x16      4      16     1x    61 / 610 / 6,104 / 61,035    4.6 / 26    8.9 / 51
-//	10x28     10     24-28  2.5x  0.37 / 3.7 / 37 / 373        12 / 53     17 / 66
-//	google16  16     28     4x    0.06 / 0.6 / 6 / 60          21 / 122    29 / 133
+//	4x16      4      16     1x    61 / 610 / 6,104 / 61,035    6.9 / 46    15 / 61
+//	10x28     10     24-28  2.5x  0.37 / 3.7 / 37 / 373        18 / 66     25 / 88
+//	google16  16     28     4x    0.06 / 0.6 / 6 / 60          29 / 85     39 / 108
 //
 // Measured 2026-11-22 on the shared 2-core machine with other jobs running
-// (load 0 to 3 in the 1M runs, 3 to 5 in the 10M ones), storage format 2,
-// BenchmarkIndexNear: 1M medians of 5 runs of go test -run '^$' -bench
-// 'IndexNear' -benchtime 200000x -count 5 ./contentseen/; 10M medians of 3
-// of SIMCRAWL_BIG=1 go test -run '^$'
-// -bench 'IndexNear///n=1e.07' -benchtime 200000x -count 3 -timeout 2h
-// ./contentseen/ (on disk: 87 / 155 / 224 bytes per fingerprint at 1M, 79
-// / 148 / 217 at 10M; MemIndex p50 0.54 / 1.7 / 2.8 µs at 1M, 1.8 / 2.9 /
-// 7.2 µs at 10M). To be re-measured after storage format changes.
+// (load about 3.6), storage format 3, bulk-loaded, warm, medians of 3 runs
+// of SIMCRAWL_BIG=1 go test -run '^$' -bench 'IndexNear/bolt' -benchtime
+// 200000x -count 3 -timeout 2h ./contentseen/. 4x16 at 100M: 65 / 421 µs
+// (BenchmarkIndexBoltProcess with SIMCRAWL_HUGE=1). In format 2
+// (uncompressed blocks) the same runs gave 4.6 / 26, 12 / 53, 21 / 122 at
+// 1M and 8.9 / 51, 17 / 66, 29 / 133 at 10M: a compressed table costs a
+// seek plus the decoding of about 64 entries from the restart point
+// before the prefix, which the layouts of many tables pay many times over
+// even where their prefixes hold no candidate (MemIndex p50 0.54 / 1.7 /
+// 2.8 µs at 1M, 1.8 / 2.9 / 7.2 µs at 10M).
 //
 // More tables buy fewer candidates with space, but each costs a seek: up
 // to 10M, 4x16 is both the smallest and the fastest. Its candidates grow
@@ -265,19 +267,21 @@
 //
 //	layout    tables prefix space candidates per query         bbolt query µs, p50 / p99
 //	                              1M / 10M / 100M / 1G          1M          10M
-//	4x16      4      16     1x    61 / 610 / 6,104 / 61,035    4.6 / 26    8.9 / 51
-//	10x28     10     24-28  2.5x  0.37 / 3.7 / 37 / 373        12 / 53     17 / 66
-//	google16  16     28     4x    0.06 / 0.6 / 6 / 60          21 / 122    29 / 133
+//	4x16      4      16     1x    61 / 610 / 6,104 / 61,035    6.9 / 46    15 / 61
+//	10x28     10     24-28  2.5x  0.37 / 3.7 / 37 / 373        18 / 66     25 / 88
+//	google16  16     28     4x    0.06 / 0.6 / 6 / 60          29 / 85     39 / 108
 //
 // Measured 2026-11-22 on the shared 2-core machine with other jobs running
-// (load 0 to 3 in the 1M runs, 3 to 5 in the 10M ones), storage format 2,
-// BenchmarkIndexNear: 1M medians of 5 runs of go test -run '^$' -bench
-// 'IndexNear' -benchtime 200000x -count 5 ./contentseen/; 10M medians of 3
-// of SIMCRAWL_BIG=1 go test -run '^$'
-// -bench 'IndexNear///n=1e.07' -benchtime 200000x -count 3 -timeout 2h
-// ./contentseen/ (on disk: 87 / 155 / 224 bytes per fingerprint at 1M, 79
-// / 148 / 217 at 10M; MemIndex p50 0.54 / 1.7 / 2.8 µs at 1M, 1.8 / 2.9 /
-// 7.2 µs at 10M). To be re-measured after storage format changes.
+// (load about 3.6), storage format 3, bulk-loaded, warm, medians of 3 runs
+// of SIMCRAWL_BIG=1 go test -run '^$' -bench 'IndexNear/bolt' -benchtime
+// 200000x -count 3 -timeout 2h ./contentseen/. 4x16 at 100M: 65 / 421 µs
+// (BenchmarkIndexBoltProcess with SIMCRAWL_HUGE=1). In format 2
+// (uncompressed blocks) the same runs gave 4.6 / 26, 12 / 53, 21 / 122 at
+// 1M and 8.9 / 51, 17 / 66, 29 / 133 at 10M: a compressed table costs a
+// seek plus the decoding of about 64 entries from the restart point
+// before the prefix, which the layouts of many tables pay many times over
+// even where their prefixes hold no candidate (MemIndex p50 0.54 / 1.7 /
+// 2.8 µs at 1M, 1.8 / 2.9 / 7.2 µs at 10M).
 //
 // More tables buy fewer candidates with space, but each costs a seek: up
 // to 10M, 4x16 is both the smallest and the fastest. Its candidates grow
