@@ -170,11 +170,17 @@ func (x *BoltIndex) merge(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		// Delete from the front, re-seeking after each delete: a bbolt
-		// cursor's Next after Delete may skip a key.
-		c := top.Bucket(deltaBucket).Cursor()
-		for k, _ := c.First(); len(k) == 8 && binary.BigEndian.Uint64(k) <= frozenSeq; k, _ = c.First() {
-			if err := c.Delete(); err != nil {
+		// Collect, then delete: a bbolt cursor's Next after Delete may
+		// skip a key, and First after each Delete walks the deleted ones
+		// again (quadratic).
+		delta := top.Bucket(deltaBucket)
+		var keys [][]byte
+		c := delta.Cursor()
+		for k, _ := c.First(); len(k) == 8 && binary.BigEndian.Uint64(k) <= frozenSeq; k, _ = c.Next() {
+			keys = append(keys, k)
+		}
+		for _, k := range keys {
+			if err := delta.Delete(k); err != nil {
 				return fmt.Errorf("contentseen: trim delta: %w", err)
 			}
 		}
