@@ -185,20 +185,23 @@
 // Cost, measured on the shared 2-core development machine with other jobs
 // running (load 3 to 5), 4x16, bulk-loaded:
 //
-//	                               200k       1M        10M       100M
-//	floor, bits per fp per table   47.8       45.5      42.2      38.9
-//	blocks, bits per fp per table  50.4       48.3      45.0      -
-//	  (table 0 without its ids)    50.6       -         -         -
-//	whole file, bytes per fp       -          69        59        -
-//	k=3 query warm p50 / p99 µs    -          8.0 / 76  14.5 / 91  -
-//	cold page cache p50 / p99 µs   -          543 / 2,717  1,106 / 3,962  -
+//	                               200k    1M          10M          100M
+//	floor, bits per fp per table   47.8    45.5        42.2         38.9
+//	blocks, bits per fp per table  50.6    48.3        45.0         41.7
+//	whole file, bytes per fp       -       69          59           58
+//	bulk build                     -       2 s         19 s         4 min 17 s
+//	k=3 query warm p50 / p99 µs    -       8.0 / 76    15 / 69      65 / 421
+//	cold page cache p50 / p99 µs   -       233 / 807   600 / 4,100  1,750 / 12,600
 //
-// (TestBoltSpaceNearFloor; SIMCRAWL_BIG=1 go test -run '^$' -bench
-// 'IndexBoltProcess' -benchtime 1x -timeout 2h ./contentseen/, which builds
-// the index, then queries it from a fresh process opened as the crawler
-// opens crawl.db; cold: the file dropped from the page cache with
-// posix_fadvise, about 110 µs per random 4 KiB read here, two or three per
-// table.) The blocks' bits are within 3 of the floor: about 1.6 bits are
+// (The worst table, table 0 with its ids set aside. TestBoltSpaceNearFloor
+// for 200k; for the rest BenchmarkIndexBoltProcess, which builds the index,
+// then queries it from a fresh process that opens it as the crawler opens
+// crawl.db: SIMCRAWL_BIG=1 go test -run '^$' -bench 'IndexBoltProcess'
+// -benchtime 1x -timeout 2h ./contentseen/, SIMCRAWL_HUGE=1 for 100M; load
+// 3 to 4. Cold: the file dropped from the page cache with posix_fadvise,
+// about 110 µs per random 4 KiB read here, two or three per table. At
+// 100M, 4x16's tables hold 1,500 candidates per prefix: ChooseLayout picks
+// 10x28 from 16.8M.) The blocks' bits are within 3 of the floor: about 1.6 bits are
 // the scheme's own (h is always where the entry before has a 0 bit, which
 // a code of h cannot know; coding the two bits after h with it saves 0.33),
 // 0.7 bbolt's 25 bytes of key and element header per block, 0.25 the
@@ -222,12 +225,15 @@
 // about 50 MB (heap 7 MB: the delta's mirror, 16 bytes per table per
 // entry, at most about 2 x N/64 entries). At 100M: 2.4 GB resident warm.
 //
-// Durable Seen (fsync per commit): from 1,024 concurrent callers, 24,700
-// to 41,200 per second on an index growing from empty with the merger
-// running (BenchmarkIndexBoltSeenDurable, -benchtime 3s, load 4 to 5;
-// format 2: 17,000 to 22,000, format 1: 6,400 to 8,100), where each group
-// commit writes a few pages at the end of the delta instead of a leaf
-// page per table per call.
+// Durable Seen (fsync per commit), with the merger running: from 1,024
+// concurrent callers 46,000 to 48,900 per second on an index growing from
+// empty, 31,700 to 37,000 on one bulk-loaded with 1M first (3 runs each of
+// go test -run '^$' -bench 'IndexBoltSeenDurable' -benchtime 5s -count 3
+// ./contentseen/, load 3.5 to 3.9; format 2: 17,000 to 22,000 and 9,700;
+// format 1: 6,400 to 8,100 and 3,100); from one caller 600 to 680 per
+// second, one fsync each. A group commit writes a few pages at the end of
+// the delta instead of a leaf page per table per call; the committer is
+// now bound by the CPU of its look-ups.
 //
 // OpenBolt opens its file without bbolt's free-list sync (fewer pages per
 // commit), so a read-write open rebuilds the free list by reading every
