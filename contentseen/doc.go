@@ -199,7 +199,9 @@
 // crawl.db: SIMCRAWL_BIG=1 go test -run '^$' -bench 'IndexBoltProcess'
 // -benchtime 1x -timeout 2h ./contentseen/, SIMCRAWL_HUGE=1 for 100M; load
 // 3 to 4. Cold: the file dropped from the page cache with posix_fadvise,
-// about 110 µs per random 4 KiB read here, two or three per table. At
+// about 110 µs per random 4 KiB read here, two or three per table; four
+// runs at 10M gave p50 510 to 1,110 µs and p99 1,090 to 7,440: the disk
+// is shared. At
 // 100M, 4x16's tables hold 1,500 candidates per prefix: ChooseLayout picks
 // 10x28 from 16.8M.) The blocks' bits are within 3 of the floor: about 1.6 bits are
 // the scheme's own (h is always where the entry before has a 0 bit, which
