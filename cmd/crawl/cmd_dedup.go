@@ -130,9 +130,10 @@ func printDedupSummary(w io.Writer, s *crawler.Summary) {
 
 // autoBatchBytes is the input size from which `crawl dedup` decides in
 // batches by default: one by one, each record costs an fsync'd
-// transaction (about 1 ms: 920 text records/s here), which at 1 MiB of
-// text-only JSON Lines (about a thousand records) is already a second;
-// in batches of DefaultDedupBatch the same input takes a tenth of that.
+// transaction (1 to 2 ms: 535-1,000 text records/s here), which at 1 MiB
+// of text-only JSON Lines (about a thousand records) is already one or two
+// seconds; in batches of DefaultDedupBatch the same input takes about a
+// twentieth of that (BenchmarkDedupText).
 // Below it, records are committed one by one, each durable as soon as it
 // is judged.
 const autoBatchBytes = 1 << 20
