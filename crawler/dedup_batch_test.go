@@ -86,7 +86,7 @@ func oracleCorpus(t testing.TB, r *rand.Rand, clusters, k int) []*Record {
 		// Same features, other digest: distance 0, reason near.
 		rec := add(u("spaced"), base)
 		rec.Text = strings.Replace(rec.Text, " ", "  ", 1)
-		if r.IntN(3) == 0 {
+		if c < 2 || r.IntN(3) == 0 { // thin, and the same thin text elsewhere
 			add(fmt.Sprintf("http://thin.example/%d", c), []string{"Too", "short"})
 		}
 		// A tie: z as near to x as to y, which are far apart; z comes
@@ -128,6 +128,7 @@ func oracleCorpus(t testing.TB, r *rand.Rand, clusters, k int) []*Record {
 	recs = append(recs,
 		&Record{URL: "http://html.example/a", Body: dedupHTML("A", demosite.Words(5, 300)), FetchedAt: fetched},
 		&Record{URL: "http://html.example/a-copy", Body: dedupHTML("A", demosite.Words(5, 300)), FetchedAt: fetched},
+		&Record{URL: "http://html.example/noindex", Body: []byte(strings.Replace(string(dedupHTML("N", demosite.Words(7, 300))), "<head>", `<head><meta name="robots" content="noindex">`, 1)), FetchedAt: fetched},
 		&Record{URL: "http://html.example/img.png", Body: []byte("\x89PNG\r\n"), ContentType: "image/png", FetchedAt: fetched},
 		&Record{URL: "http://html.example/" + strings.Repeat("x", 5000), Body: dedupHTML("X", demosite.Words(6, 300)), FetchedAt: fetched},
 	)
@@ -269,7 +270,13 @@ func TestDedupBatchMatchesOneByOne(t *testing.T) {
 			if w.DroppedNear == 0 || w.DroppedExact == 0 || w.Skipped == 0 {
 				t.Errorf("test setup: one by one %+v: want near and exact drops and skips", w)
 			}
-			if d := firstDiff(dataSnapshot(t, one), dataSnapshot(t, batched)); d != "" {
+			ws := dataSnapshot(t, one)
+			for _, o := range []string{outcomeNoIndex, outcomeURLTaken, outcomeNonHTML, outcomeThin, outcomeFailed} {
+				if !strings.Contains(ws, "= "+o) {
+					t.Errorf("test setup: no record decided %q one by one", o)
+				}
+			}
+			if d := firstDiff(ws, dataSnapshot(t, batched)); d != "" {
 				t.Errorf("data directories differ at %s", d)
 			}
 		})
@@ -395,5 +402,32 @@ func TestDedupBatchCancelled(t *testing.T) {
 	_, err := c.DedupWith(ctx, &sliceSource{recs: []*Record{{URL: "http://example.com/a", Text: "x"}}}, nil, DedupOptions{Batch: 8})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("DedupWith = %v, want context.Canceled", err)
+	}
+}
+
+// With ContentSeen off every page is stored, in a batch as one by one.
+func TestDedupBatchContentSeenOff(t *testing.T) {
+	recs := oracleCorpus(t, rand.New(rand.NewPCG(5, 5)), 4, 3)
+	snap := func(o DedupOptions) string {
+		dir := t.TempDir()
+		c, err := Open(Options{DataDir: dir, K: 3, ContentSeenOff: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.DedupWith(context.Background(), &sliceSource{recs: recs}, nil, o)
+		if cerr := c.Close(); cerr != nil {
+			t.Fatal(cerr)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dataSnapshot(t, dir)
+	}
+	want, got := snap(DedupOptions{}), snap(DedupOptions{Batch: 16})
+	if strings.Contains(want, "\ndrop ") {
+		t.Errorf("ContentSeen off dropped pages:\n%s", want)
+	}
+	if d := firstDiff(want, got); d != "" {
+		t.Errorf("data directories differ at %s", d)
 	}
 }
