@@ -65,13 +65,14 @@ const maxBlock = 2015
 // have their restart points.
 const blockHeader = 1 + 2
 
-// restartEvery is the distance between restart points. Block streams stay
-// under 8 KiB so that a restart's bit offset fits 16 bits.
+// restartEvery is the distance between restart points. A restart's bit
+// offset is 16 bits: block streams must stay under 8 KiB (maxBlock is
+// 2,015 bytes; tests use less).
 const restartEvery = 128
 
-// maxBlockLimit bounds a BoltIndex's block size: a stream's bit offsets
-// must fit 16 bits.
-const maxBlockLimit = 8000
+// maxBlockEntries bounds a block's entries: n is 2 bytes, the number of
+// restart points 1.
+const maxBlockEntries = 255*restartEvery + 1
 
 var tablesBucket = []byte("tables")
 
@@ -409,7 +410,7 @@ func fits(es []entry, c *hcode, withIDs bool, limit int, hist *[hSymbols]uint64)
 			m := maxID | e.id
 			size += 2 + 1 + (i+1)*max(1, (bits.Len64(m)+7)/8)
 		}
-		if i > 0 && (size > limit || i >= 0xffff) {
+		if i > 0 && (size > limit || i >= maxBlockEntries) {
 			break
 		}
 		if i > 0 && !restart {

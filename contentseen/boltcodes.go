@@ -9,8 +9,8 @@ import (
 )
 
 // codesBucket holds every table's code versions: key table number (1
-// byte) + version (1 byte), value the 64 code lengths. Version 0, the flat
-// six-bit code, is implicit.
+// byte) + version (1 byte), value the 256 code lengths (one per symbol).
+// Version 0, the flat eight-bit code, is implicit.
 var codesBucket = []byte("codes")
 
 // codeSet is every table's code versions, indexed [table][version]; a nil

@@ -19,7 +19,7 @@ import (
 //
 // The mirror must match what each transaction sees:
 //   - committed entries are in active (or frozen, while a merge moves
-//     them into the blocks, or retired, just after);
+//     them into the blocks);
 //   - the entries a write transaction recorded are in pend until it ends:
 //     only that transaction sees them. bbolt runs commit handlers after it
 //     releases the writer lock, so the next transaction to look resolves
@@ -27,10 +27,12 @@ import (
 //     writer committed and pend joins active, else (for a writer, which
 //     starts only after the last one ended) it rolled back and pend is
 //     dropped.
-//   - an entry stays visible after a merge put it into the blocks until
-//     the next merge ends (retired), for read transactions that began
-//     before the merge did. A read transaction held open across two whole
-//     merges may miss fingerprints they moved; keep reads short.
+//   - a read transaction that began before the last merge ended may lack
+//     in its blocks what that merge (or an earlier one it overlapped)
+//     moved out of the mirror; its own snapshot of the delta bucket still
+//     holds those entries (a merge deletes them from the bucket only in
+//     its last transaction), so such a reader scans that bucket instead of
+//     the mirror: rare (merges are minutes apart, reads short) and exact.
 //
 // Extra mirror entries are harmless for readers of older snapshots: the
 // index only grows, and a match is deduplicated by fingerprint.
@@ -45,8 +47,7 @@ type deltaState struct {
 	active    *MemIndex // committed, not frozen
 	frozen    *MemIndex // committed with sequence <= frozenSeq, being merged; nil if none
 	frozenSeq uint64
-	retired   *MemIndex // the last merge's frozen, for reads older than retiredTx
-	retiredTx int
+	mergedTx  int // the id of the last merge's last transaction
 	pend      *pending
 
 	onCommit func() // after a writer's entries joined active; set before use
@@ -84,10 +85,12 @@ func (d *deltaState) load(ctx context.Context, delta *bolt.Bucket) error {
 }
 
 // deltaView is the mirror parts one transaction sees (an array, so that a
-// query does not allocate for it).
+// query does not allocate for it), or scan: read the transaction's own
+// snapshot of the delta bucket instead.
 type deltaView struct {
 	parts [4]*MemIndex
 	n     int
+	scan  bool
 }
 
 func (v *deltaView) add(m *MemIndex) { v.parts[v.n] = m; v.n++ }
@@ -98,12 +101,12 @@ func (d *deltaState) view(tx *bolt.Tx, delta *bolt.Bucket) (ms deltaView) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.resolve(tx, delta)
+	if !tx.Writable() && tx.ID() < d.mergedTx {
+		return deltaView{scan: true}
+	}
 	ms.add(d.active)
 	if d.frozen != nil {
 		ms.add(d.frozen)
-	}
-	if d.retired != nil && tx.ID() < d.retiredTx {
-		ms.add(d.retired)
 	}
 	if d.pend != nil && d.pend.tx == tx {
 		ms.add(d.pend.idx)
@@ -201,4 +204,20 @@ func memNear(m *MemIndex, fp Fingerprint, k int, ms []Match) []Match {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return m.near(fp, k, ms)
+}
+
+// scanNear appends to ms the entries of the delta bucket (in the caller's
+// snapshot) within k of fp.
+func scanNear(delta *bolt.Bucket, fp Fingerprint, k int, ms []Match) ([]Match, error) {
+	err := delta.ForEach(func(key, v []byte) error {
+		if len(v) != 16 {
+			return fmt.Errorf("contentseen: corrupt delta entry %x", key)
+		}
+		f := Fingerprint(binary.BigEndian.Uint64(v))
+		if d := Distance(f, fp); d <= k {
+			ms = addMatch(ms, Match{ID: binary.BigEndian.Uint64(v[8:]), Fingerprint: f, Distance: d})
+		}
+		return nil
+	})
+	return ms, err
 }

@@ -88,6 +88,8 @@ type BoltIndex struct {
 	mergeErr   error        // the last background merge's error, nil after a success
 	merges     atomic.Int64 // merges completed since opened
 
+	afterMergeStep func(table int) // tests: called after each merge step
+
 	mu     sync.RWMutex // guards closed; held for reading while sending on reqs
 	closed bool
 }
@@ -441,6 +443,9 @@ func (x *BoltIndex) near(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int) (
 		}
 	}
 	v := x.delta.view(tx, top.Bucket(deltaBucket))
+	if v.scan {
+		return scanNear(top.Bucket(deltaBucket), fp, k, ms)
+	}
 	for _, m := range v.parts[:v.n] {
 		ms = memNear(m, fp, k, ms)
 	}

@@ -43,12 +43,18 @@ const releaseSteps = 128
 // growth.
 const minDelta = 1 << 16
 
-// deltaLimit returns the committed delta size that starts a merge.
+// deltaLimit returns the committed delta size that starts a merge. It
+// reads the count without x.mu: kickMerge runs on the committer, which
+// Close waits for while holding x.mu.
 func (x *BoltIndex) deltaLimit() int {
 	if x.minDelta > 0 {
 		return x.minDelta
 	}
-	return max(minDelta, x.Len()/64)
+	n := 0
+	if err := x.db.View(func(tx *bolt.Tx) error { n = x.LenTx(tx); return nil }); err != nil {
+		return minDelta // closed: the merger is stopping anyway
+	}
+	return max(minDelta, n/64)
 }
 
 // kickMerge wakes the merger if the delta is over its limit.
@@ -162,6 +168,9 @@ func (x *BoltIndex) merge(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("contentseen: merge into table %d: %w", t, err)
 			}
+			if x.afterMergeStep != nil {
+				x.afterMergeStep(t)
+			}
 		}
 	}
 	var finalTx int
@@ -201,7 +210,7 @@ func (x *BoltIndex) merge(ctx context.Context) error {
 	}
 	d := x.delta
 	d.mu.Lock()
-	d.retired, d.retiredTx, d.frozen = d.frozen, finalTx, nil
+	d.mergedTx, d.frozen = finalTx, nil
 	d.mu.Unlock()
 	x.merges.Add(1)
 	return x.releaseMapped()

@@ -243,157 +243,17 @@
 // crawl.db keeps its free list and opens at once.
 //
 // Caveats:
-//   - There is no Traditional-to-Simplified conversion: the same article
-//     in both scripts gets unrelated fingerprints.
-//   - k=3 is strict. With word features, a new title plus an advertising
-//     line on a 650-word article moves the fingerprint 3 to 8 bits (median
-//     5), and so does dropping three short phrases from a 500-character
-//     Chinese article; character 4-grams do better on the former (median
-//     3). Fingerprint the extracted body without its title, and calibrate
-//     the scheme and k on real pairs (crawl eval).
-//   - Changing the stop-word lists, the scanner, the dictionary or its
-//     frequency cut-off changes fingerprints; golden tests catch it.
-//
-// # Index
-//
-// An Index holds fingerprints with the ids of their pages. Index.Seen asks
-// "is a stored fingerprint within K bits of this one?" and, if not, records
-// it, in one atomic step: of two workers that fetch near-duplicate pages at
-// once, exactly one is admitted. Near lists every stored fingerprint within
-// k <= K, sorted by distance then id; Add records without looking. The
-// index is a set of fingerprints: recording one that is stored already
-// keeps its first id, and ids are not checked for uniqueness.
-//
-// A linear scan costs N popcounts per query. A Layout instead keeps
-// Tables() sorted copies of every fingerprint, each with its bits permuted
-// (Manku, Jain and Das Sarma, WWW 2007). The 64 bits are cut into blocks;
-// two fingerprints within K bits differ in at most K blocks, so at least
-// len(blocks)-K blocks agree exactly; the tables are led by every choice of
-// lead <= len(blocks)-K blocks, so some table holds every match under the
-// query's own prefix. A query reads one prefix range per table and checks
-// each candidate with XOR and popcount (a permutation keeps distances).
-// NewLayout generates the tables for a K and a block split and refuses a
-// split that cannot guarantee every match. The built-in layouts, all K=3,
-// with Layout.Cost's expected candidates per query for random fingerprints
-// (the sum over tables of N/2^prefix; space is the table entries relative
-// to 4x16) and measured k=3 query times of a bulk-loaded BoltIndex, warm:
-//
-//	layout    tables prefix space candidates per query         bbolt query µs, p50 / p99
-//	                              1M / 10M / 100M / 1G          1M          10M
-//	4x16      4      16     1x    61 / 610 / 6,104 / 61,035    6.9 / 46    15 / 61
-//	10x28     10     24-28  2.5x  0.37 / 3.7 / 37 / 373        18 / 66     25 / 88
-//	google16  16     28     4x    0.06 / 0.6 / 6 / 60          29 / 85     39 / 108
-//
-// Measured 2026-11-22 on the shared 2-core machine with other jobs running
-// (load about 3.6), storage format 3, bulk-loaded, warm, medians of 3 runs
-// of SIMCRAWL_BIG=1 go test -run '^$' -bench 'IndexNear/bolt' -benchtime
-// 200000x -count 3 -timeout 2h ./contentseen/. 4x16 at 100M: 65 / 421 µs
-// (BenchmarkIndexBoltProcess with SIMCRAWL_HUGE=1). In format 2
-// (uncompressed blocks) the same runs gave 4.6 / 26, 12 / 53, 21 / 122 at
-// 1M and 8.9 / 51, 17 / 66, 29 / 133 at 10M: a compressed table costs a
-// seek plus the decoding of about 64 entries from the restart point
-// before the prefix, which the layouts of many tables pay many times over
-// even where their prefixes hold no candidate (MemIndex p50 0.54 / 1.7 /
-// 2.8 µs at 1M, 1.8 / 2.9 / 7.2 µs at 10M).
-//
-// More tables buy fewer candidates with space, but each costs a seek: up
-// to 10M, 4x16 is both the smallest and the fastest. Its candidates grow
-// linearly (1,500 per table at 100M), so ChooseLayout picks, for an
-// expected size, the fewest tables that keep each table's expected
-// candidates at or under MaxCandidatesPerTable (256, about a page of
-// entries): 4x16 up to 2^24 (16.8M) fingerprints, 10x28 up to 2^32,
-// google16 beyond; for K > 3, generated layouts of equal blocks. A layout
-// is fixed when the index is created; crawl index migrate rebuilds a data
-// directory's index with another.
-//
-// MemIndex keeps, per table, a sorted array of permuted keys with a
-// parallel array of ids, reached through a directory of the keys' top bits
-// (no binary search over millions: each step would be a cache miss), plus
-// a small sorted delta that takes inserts and is merged in at about
-// sqrt(N) entries. MemIndex.AddBatch loads millions by sorting.
-//
-// BoltIndex keeps the same tables in bbolt, under one top-level bucket
-// (see BoltIndex for the buckets), either in its own file (OpenBolt, which
-// fails within BoltOptions.Timeout if another process holds the file) or
-// inside the crawler's database (NewBoltIndex), where SeenTx, NearTx and
-// LenTx work inside the caller's transaction so that a page is indexed,
-// stored and queued in one commit. The index records its layout, its
-// scheme (the fingerprint Options' String) and its storage format, and
-// refuses to be reopened with others. Seen and Add from concurrent
-// goroutines are grouped into one write transaction by a committer
-// goroutine that Close waits for. BoltIndex.AddBatch is a bulk load
-// (sorted merges, blocks and pages filled full).
-//
-// Storage (format 2, the first step of issue 6's design, uncompressed):
-// every table is a sorted run of (permuted fingerprint, id) cut into
-// blocks of at most 992 bytes (four fill a 4 KiB page), one bbolt key per
-// block (table number and the block's first permuted fingerprint,
-// big-endian), all tables in one bucket. A query does one Seek per table,
-// interpolates to the prefix inside the block value and checks the prefix
-// range with XOR and popcount, stepping to the next block only where the
-// range crosses a block boundary: no cursor step per candidate, no bucket
-// open per table, and no allocation of its own (bbolt allocates 15 to 20
-// small objects per seek). An insert splices its entry into one block per
-// table (SeenTx reuses the blocks its look-up found) and splits a block
-// that outgrows 992 bytes in halves. The id lives in the table entries, in
-// as few bytes as the block's largest id needs, so there is no
-// fingerprint-to-id bucket; the id-to-fingerprint bucket stays for
-// FingerprintTx. An index written in format 1 (one bbolt key per
-// fingerprint, by earlier versions) is refused with an error asking for a
-// rebuild.
-//
-// Cost, measured on the shared 2-core development machine with other jobs
-// running (load 2 to 5; BenchmarkIndexNear and friends; 1M: medians of 5
-// runs, 10M: medians of 3; p99 varied by up to 3x between runs with the
-// load):
-//
-//	k=3 query             1M: p50 / p99        10M: p50 / p99
-//	memory, 4x16          0.54 / 1.2 µs        2.0 / 3.8 µs
-//	memory, 10x28         1.5 / 2.6 µs         3.5 / 8.5 µs
-//	bbolt warm, 4x16      3.9 / 9.5 µs         7.6 / 46 µs
-//	bbolt warm, 10x28     12 / 53 µs           15 / 63 µs
-//
-// One bbolt key per fingerprint (format 1), measured in the same session:
-// 9.2 / 48 and 17 / 63 µs at 1M, 18 / 64 and 25 / 72 µs at 10M. A bbolt
-// query now costs per table one B+tree seek (about 1.3 µs at 10M: four
-// levels of pages, binary searches and bbolt's allocations) plus the scan
-// of its candidates (4x16 at 10M reads about 150 fingerprints per table,
-// 1.2 KB); 10x28 pays ten seeks for almost no candidates, so 4x16 stays
-// the faster layout up to 10M.
-//
-// On disk a bulk-loaded index takes 87 bytes per fingerprint at 1M and 79
-// at 10M with 4x16 (10x28: 155 and 148), against 167 and 162 (313 and
-// 308) with one key per fingerprint; about 32 of them are the
-// id-to-fingerprint bucket. Grown from empty by random inserts, 4x16 takes
-// 212 bytes per fingerprint of file at 1M (format 1: 380) and 152 at 10M:
-// blocks split in halves, bbolt splits pages half full, and the file keeps
-// the pages that copy-on-write freed (bbolt reuses them, it never shrinks
-// the file).
-//
-// Durable Seen (fsync per commit) on an index growing from empty reaches
-// 1,700 per second from one caller (each waits for the commit's fsyncs;
-// the disk is shared, this varied 3x) and 17,000 to 22,000 per second
-// from 1,024 concurrent callers (median of 5 runs 17,900; format 1: 6,400
-// to 8,100 in runs interleaved with these); on an index bulk-loaded with 1M
-// first, 9,700 per second (format 1: 3,100). Without fsync, 10,000 SeenTx
-// per transaction reach 52,000 per second growing to 1M (format 1:
-// 15,000) and 17,000 on average growing to 10M. The limit of durable throughput is now the pages a commit
-// writes: each Seen dirties one 4 KiB leaf page per table, bbolt writes
-// every dirty page with its own pwrite before the fsync, and a group of
-// 1,024 random inserts touches over a thousand pages (up to four per Seen
-// in a large index). Issue 6's delta (new fingerprints appended to one
-// small bucket, merged into the blocks at checkpoints) removes that cost.
-//
-// Caveats:
 //   - If Seen returns its ctx's error, the fingerprint may or may not have
 //     been recorded; any other error means it was not.
-//   - Do not call BoltIndex.Seen, Add or AddBatch while holding a write
-//     transaction of the same database: they wait for it. Use SeenTx.
+//   - Do not call BoltIndex.Seen, Add, AddBatch or Checkpoint while
+//     holding a write transaction of the same database: they wait for it.
+//     Use SeenTx.
 //   - BoltIndex.AddBatch is not atomic; an interrupted load leaves a marker
-//     and the index refuses to open until it is rebuilt.
+//     and the index refuses to open until it is rebuilt. A Seen of a batch
+//     fingerprint while AddBatch runs may record it a second time (Len then
+//     counts it twice; answers are unchanged).
 //   - OpenBolt opens bbolt without free-list sync: fewer pages per commit,
 //     and opening a large file scans it to rebuild the free list.
-//   - A read transaction held open across two whole merges may miss
-//     fingerprints they moved from the delta into the blocks; keep reads
-//     short (every read in this module is).
+//   - A read transaction older than the last merge reads the delta from
+//     its snapshot of the bucket, a linear scan: keep reads short.
 package contentseen

@@ -112,7 +112,11 @@ func (x *BoltIndex) commit(group []*request) {
 		return nil
 	})
 	for _, r := range group {
-		if err != nil && r.ctx.Err() == nil {
+		if err != nil {
+			// Nothing of the group was recorded, whatever a request's
+			// look-up found inside the transaction; a request whose ctx
+			// ended meanwhile gets the commit's error too, so that a nil
+			// error always means recorded.
 			r.m, r.found = Match{}, false
 			r.err = fmt.Errorf("contentseen: group commit of %d: %w", len(group), err)
 		}

@@ -1,0 +1,153 @@
+package contentseen
+
+import (
+	"context"
+	"math/rand/v2"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// TestBoltStaleReadAcrossMerges opens a read transaction in the middle of
+// a merge (after table 0's step: its snapshot has a fingerprint E in table
+// 0's blocks only) and queries in it after that merge and a second one
+// (Checkpoint runs two) have ended and dropped E from the mirror: the
+// query must still find E, from the snapshot's delta bucket.
+func TestBoltStaleReadAcrossMerges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(testSeed(t), 28))
+	ctx := context.Background()
+	x := mustOpenBolt(t, filepath.Join(t.TempDir(), "x.db"), BoltOptions{NoSync: true})
+	defer x.Close()
+	x.minDelta = 1 << 30
+	l := x.layout
+	for i := range 1000 {
+		add(t, x, uint64(i+1), Fingerprint(rng.Uint64()))
+	}
+	if err := x.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e := Fingerprint(rng.Uint64())
+	seen(t, x, 5000, e, false, Match{})
+	// q: 3 bits from e, in another table-0 prefix, so that only a later
+	// table finds e.
+	var q Fingerprint
+	for {
+		q = plant(rng, e, 3)
+		lo, hi := l.prefixRange(0, l.Permute(0, q))
+		if pe := l.Permute(0, e); pe < lo || pe > hi {
+			break
+		}
+	}
+	var stale *bolt.Tx
+	x.afterMergeStep = func(table int) {
+		if table == 0 && stale == nil {
+			var err error
+			if stale, err = x.db.Begin(false); err != nil {
+				t.Error(err)
+				return
+			}
+			// Something for Checkpoint's second merge.
+			seen(t, x, 6000, Fingerprint(rng.Uint64()), false, Match{})
+		}
+	}
+	if err := x.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	x.afterMergeStep = nil
+	if stale == nil {
+		t.Fatal("no merge step ran")
+	}
+	defer stale.Rollback()
+	if x.merges.Load() < 3 {
+		t.Fatalf("%d merges, want the stale read to span two", x.merges.Load())
+	}
+	ms, err := x.NearTx(stale, q, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 1 || ms[0].Fingerprint != e || ms[0].ID != 5000 {
+		t.Errorf("NearTx in a read begun mid-merge = %v, want %v (id 5000)", ms, e)
+	}
+}
+
+// TestBoltGroupFailureCancelled fails a group's transaction (a corrupt
+// block) while one of its requests' contexts is cancelled after its
+// look-up: that request must not report "recorded" with a nil error.
+func TestBoltGroupFailureCancelled(t *testing.T) {
+	x := mustOpenBolt(t, filepath.Join(t.TempDir(), "x.db"), BoltOptions{NoSync: true})
+	defer x.Close()
+	l := x.layout
+	err := x.db.Update(func(tx *bolt.Tx) error {
+		top, err := x.top(tx)
+		if err != nil {
+			return err
+		}
+		return top.Bucket(tablesBucket).Put(blockKey(0, 0xf000_0000_0000_0000), []byte{0, 0, 1})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp1 := l.Unpermute(0, 0x0000_1234_5678_9abc) // below the corrupt block
+	fp2 := l.Unpermute(0, 0xf000_0000_0000_1234) // reads it: the group fails
+	c1 := &cancelAfterFirst{Context: context.Background()}
+	r1 := &request{ctx: c1, id: 1, fp: fp1, done: make(chan struct{})}
+	r2 := &request{ctx: context.Background(), id: 2, fp: fp2, done: make(chan struct{})}
+	x.commit([]*request{r1, r2})
+	if r2.err == nil {
+		t.Fatal("the corrupt block did not fail the group")
+	}
+	if r1.err == nil {
+		t.Errorf("request 1 of a failed group: found %v, err nil; its fingerprint was not recorded", r1.found)
+	}
+}
+
+// cancelAfterFirst reports no error on its first Err call and Canceled
+// after: a context cancelled while its group's transaction runs.
+type cancelAfterFirst struct {
+	context.Context
+	calls atomic.Int32
+}
+
+func (c *cancelAfterFirst) Err() error {
+	if c.calls.Add(1) == 1 {
+		return nil
+	}
+	return context.Canceled
+}
+
+// TestBoltCloseUnderLoad closes an index while more callers wait in Seen
+// than the committer's queue and group hold: Close must return (a hang
+// here fails the run by its timeout) and every caller must end.
+func TestBoltCloseUnderLoad(t *testing.T) {
+	x, err := OpenBolt(filepath.Join(t.TempDir(), "x.db"), BoltOptions{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const callers = maxGroup + 1024 + 512 // queue and a group full, and more
+	var wg sync.WaitGroup
+	var done atomic.Int64
+	for g := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 29))
+			for {
+				if _, _, err := x.Seen(context.Background(), rng.Uint64(), Fingerprint(rng.Uint64())); err != nil {
+					return // ErrClosed
+				}
+				done.Add(1)
+			}
+		}()
+	}
+	for done.Load() < 2*callers {
+		runtime.Gosched()
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+}
