@@ -98,29 +98,36 @@ func BenchmarkDedupCorpus(b *testing.B) {
 			b.Run(fmt.Sprintf("format=%s/batch=%d", format, batch), func(b *testing.B) {
 				dir := b.TempDir()
 				input, pages := corpusInput(b, dir, format, 10000)
-				st, err := os.Stat(input)
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.SetBytes(st.Size())
-				b.ReportAllocs()
-				i := 0
-				for b.Loop() {
-					i++
-					data := filepath.Join(dir, fmt.Sprintf("data%d", i))
-					m := &Main{Stdin: strings.NewReader(""), Stdout: &strings.Builder{}, Stderr: &strings.Builder{}}
-					args := []string{"dedup", "--input", input, "--data", data, "--set", "log.level=warn", "--batch", fmt.Sprint(batch)}
-					if err := m.Run(context.Background(), args); err != nil {
-						b.Fatal(err)
-					}
-					b.StopTimer()
-					if err := os.RemoveAll(data); err != nil {
-						b.Fatal(err)
-					}
-					b.StartTimer()
-				}
-				b.ReportMetric(float64(pages)*float64(b.N)/b.Elapsed().Seconds(), "pages/s")
+				runDedupBench(b, dir, input, batch, pages, "pages/s")
 			})
 		}
 	}
+}
+
+// runDedupBench runs `crawl dedup --batch batch` on input into a fresh data
+// directory under dir per iteration (removed outside the timer) and reports
+// units (records of the input) per second as metric.
+func runDedupBench(b *testing.B, dir, input string, batch, units int, metric string) {
+	st, err := os.Stat(input)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		data := filepath.Join(dir, fmt.Sprintf("data%d", i))
+		m := &Main{Stdin: strings.NewReader(""), Stdout: &strings.Builder{}, Stderr: &strings.Builder{}}
+		args := []string{"dedup", "--input", input, "--data", data, "--set", "log.level=warn", "--batch", fmt.Sprint(batch)}
+		if err := m.Run(context.Background(), args); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if err := os.RemoveAll(data); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(units)*float64(b.N)/b.Elapsed().Seconds(), metric)
 }

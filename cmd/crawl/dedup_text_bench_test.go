@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -64,29 +63,7 @@ func BenchmarkDedupText(b *testing.B) {
 			}
 			b.Run(fmt.Sprintf("n=%.0e/batch=%d", float64(n), batch), func(b *testing.B) {
 				dir := b.TempDir()
-				input := textInput(b, dir, n)
-				st, err := os.Stat(input)
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.SetBytes(st.Size())
-				b.ReportAllocs()
-				i := 0
-				for b.Loop() {
-					i++
-					data := filepath.Join(dir, fmt.Sprintf("data%d", i))
-					m := &Main{Stdin: strings.NewReader(""), Stdout: &strings.Builder{}, Stderr: &strings.Builder{}}
-					args := []string{"dedup", "--input", input, "--data", data, "--set", "log.level=warn", "--batch", fmt.Sprint(batch)}
-					if err := m.Run(context.Background(), args); err != nil {
-						b.Fatal(err)
-					}
-					b.StopTimer()
-					if err := os.RemoveAll(data); err != nil {
-						b.Fatal(err)
-					}
-					b.StartTimer()
-				}
-				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+				runDedupBench(b, dir, textInput(b, dir, n), batch, n, "records/s")
 			})
 		}
 	}

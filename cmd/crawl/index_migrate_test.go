@@ -78,22 +78,14 @@ func readIndexState(t *testing.T, data string) indexState {
 	}
 	defer d.Close()
 	var st indexState
-	var scheme string
 	if err := d.DB.View(func(tx *bolt.Tx) error {
-		st.layout, scheme, _ = contentseen.ReadBoltMeta(tx, "")
 		st.leftover = tx.Bucket([]byte(migrateBucket)) != nil
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	layout, err := contentseen.LayoutByName(st.layout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, err := contentseen.NewBoltIndex(d.DB, contentseen.BoltOptions{Layout: layout, Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var x *contentseen.BoltIndex
+	st.layout, x = openDataIndex(t, d)
 	defer x.Close()
 	st.allStored = true
 	ctx := context.Background()
@@ -351,25 +343,11 @@ poll:
 			t.Fatal(err)
 		}
 		defer d.Close()
-		var layoutName string
-		if err := d.DB.View(func(tx *bolt.Tx) error {
-			layoutName, _, _ = contentseen.ReadBoltMeta(tx, "")
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
+		layoutName, x := openDataIndex(t, d)
+		defer x.Close()
 		if !slices.Contains(wantLayouts, layoutName) {
 			t.Fatalf("index layout %s, want one of %v", layoutName, wantLayouts)
 		}
-		layout, err := contentseen.LayoutByName(layoutName)
-		if err != nil {
-			t.Fatal(err)
-		}
-		x, err := contentseen.NewBoltIndex(d.DB, contentseen.BoltOptions{Layout: layout, Scheme: scheme})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer x.Close()
 		if x.Len() != n {
 			t.Errorf("index (%s) holds %d fingerprints, want %d", layoutName, x.Len(), n)
 		}
@@ -438,4 +416,26 @@ func TestIndexMigrateOldFormat(t *testing.T) {
 	}
 	site2 := crawlDemoSite(t, data)
 	checkNearDropsAcrossHosts(t, data, site1, site2)
+}
+
+// openDataIndex opens the index of an opened data directory, read-only,
+// with the layout and scheme it records, and returns the layout's name.
+func openDataIndex(t *testing.T, d *crawler.Data) (string, *contentseen.BoltIndex) {
+	t.Helper()
+	var name, scheme string
+	if err := d.DB.View(func(tx *bolt.Tx) error {
+		name, scheme, _ = contentseen.ReadBoltMeta(tx, "")
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	layout, err := contentseen.LayoutByName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := contentseen.NewBoltIndex(d.DB, contentseen.BoltOptions{Layout: layout, Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return name, x
 }
