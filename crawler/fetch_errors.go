@@ -7,6 +7,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -48,15 +49,34 @@ func (e *FetchError) Error() string {
 	b.WriteString("crawler: fetch ")
 	b.WriteString(e.URL)
 	b.WriteString(": ")
+	e.writeCause(&b)
+	return b.String()
+}
+
+// writeCause writes the kind, status and cause. A cause that is itself a
+// *FetchError for the same URL (robots-unavailable wraps the failed
+// robots.txt fetch) is written without its "crawler: fetch URL: " prefix,
+// and a *url.Error for the same URL without its `Get "URL": `,
+// so the URL is named once and the outer kind, which scripts read, leads.
+func (e *FetchError) writeCause(b *strings.Builder) {
 	b.WriteString(e.Kind)
 	if e.Status != 0 {
-		fmt.Fprintf(&b, " (status %d)", e.Status)
+		fmt.Fprintf(b, " (status %d)", e.Status)
 	}
-	if e.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
+	if e.Err == nil {
+		return
 	}
-	return b.String()
+	b.WriteString(": ")
+	if inner, ok := e.Err.(*FetchError); ok && inner.URL == e.URL {
+		inner.writeCause(b)
+		return
+	}
+	if ue, ok := e.Err.(*url.Error); ok && ue.URL == e.URL && ue.Err != nil {
+		// net/http's `Get "URL": ` would name the URL a second time.
+		b.WriteString(ue.Err.Error())
+		return
+	}
+	b.WriteString(e.Err.Error())
 }
 
 func (e *FetchError) Unwrap() error { return e.Err }

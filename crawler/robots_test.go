@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -121,6 +122,16 @@ func TestRobotsNetworkErrorUnavailable(t *testing.T) {
 	f := newTestFetcher(t, nil)
 	_, err := f.Fetch(t.Context(), addr+"/page")
 	wantKind(t, err, KindRobotsUnavailable, true)
+	// The message names the robots.txt fetch once and leads with the
+	// outer kind, which scripts read from `crawl failed`.
+	msg := err.Error()
+	robots := addr + "/robots.txt"
+	if n := strings.Count(msg, robots); n != 1 {
+		t.Errorf("error names %s %d times, want once: %s", robots, n, msg)
+	}
+	if want := "crawler: fetch " + robots + ": robots-unavailable: connection: "; !strings.HasPrefix(msg, want) {
+		t.Errorf("error = %q, want prefix %q", msg, want)
+	}
 }
 
 func TestRobotsCrawlDelay(t *testing.T) {
