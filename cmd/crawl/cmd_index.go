@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -145,10 +146,10 @@ type pairJSON struct {
 // tables are built in memory and the stored fingerprints streamed through
 // them in partitions, one worker per CPU. Output is in stored order.
 func (m *Main) runIndexJoin(ctx context.Context, args []string) (err error) {
-	fset := m.indexFlagSet("join", "--batch FILE --stored FILE|DATA [--k N] [--layout NAME] [--json]",
+	fset := m.indexFlagSet("join", "--batch FILE|INDEX|DATA --stored FILE|INDEX|DATA [--k N] [--layout NAME] [--json]",
 		"print every (batch id, stored id, distance) within k: tables over the batch, the stored set streamed through them")
-	batchPath := fset.String("batch", "", "fingerprint file of the batch (required)")
-	storedPath := fset.String("stored", "", "fingerprint file or data directory of the stored set (required)")
+	batchPath := fset.String("batch", "", "fingerprint file, index file (from index build) or data directory of the batch (required)")
+	storedPath := fset.String("stored", "", "fingerprint file, index file (from index build) or data directory of the stored set (required)")
 	k := fset.Int("k", 3, "report pairs within k bits")
 	layoutName := fset.String("layout", contentseen.Layout4x16, "table layout over the batch: 4x16, 10x28, google16 or k<k>/<widths>/lead<n>")
 	asJSON := fset.Bool("json", false, `JSON Lines: {"batch_id","stored_id","distance"}`)
@@ -166,7 +167,7 @@ func (m *Main) runIndexJoin(ctx context.Context, args []string) (err error) {
 	if err != nil {
 		return fmt.Errorf("index join: %w", err)
 	}
-	batch, err := readFingerprintFile(ctx, *batchPath)
+	batch, err := readFingerprints(ctx, *batchPath)
 	if err != nil {
 		return fmt.Errorf("index join: batch: %w", err)
 	}
@@ -223,8 +224,9 @@ type fingerprints struct {
 	layout, scheme string
 }
 
-// readFingerprints reads a fingerprint file, or the stored pages of a data
-// directory when path is a directory.
+// readFingerprints reads a fingerprint file, the stored pages of a data
+// directory when path is a directory, or the fingerprints of an index file
+// (written by crawl index build).
 func readFingerprints(ctx context.Context, path string) (fingerprints, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -233,7 +235,51 @@ func readFingerprints(ctx context.Context, path string) (fingerprints, error) {
 	if st.IsDir() {
 		return readDataFingerprints(ctx, path)
 	}
+	if isBoltFile(path) {
+		return readIndexFileFingerprints(path)
+	}
 	return readFingerprintFile(ctx, path)
+}
+
+// isBoltFile reports whether path starts like a bbolt database (its first
+// page's meta magic), as an index file from crawl index build does.
+func isBoltFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close() // read-only
+	var head [20]byte
+	if _, err := io.ReadFull(f, head[:]); err != nil {
+		return false
+	}
+	const boltMagic = 0xED0CDAED // bbolt's meta magic, after a 16-byte page header
+	return binary.LittleEndian.Uint32(head[16:]) == boltMagic
+}
+
+// readIndexFileFingerprints returns every (id, fingerprint) an index file
+// records, with its layout and scheme, reading it read-only.
+func readIndexFileFingerprints(path string) (in fingerprints, err error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		return in, fmt.Errorf("open index file %s: %w", path, err)
+	}
+	defer func() {
+		if cerr := db.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	err = db.View(func(tx *bolt.Tx) error {
+		var ok bool
+		if in.layout, in.scheme, ok = contentseen.ReadBoltMeta(tx, ""); !ok {
+			return fmt.Errorf("%s is a bbolt file without an index", path)
+		}
+		return contentseen.ScanBoltTx(tx, "", func(id uint64, fp contentseen.Fingerprint) error {
+			in.ids, in.fps = append(in.ids, id), append(in.fps, fp)
+			return nil
+		})
+	})
+	return in, err
 }
 
 // readDataFingerprints returns the fingerprints of the data directory's
@@ -308,8 +354,8 @@ func storedPartitions(ctx context.Context, path string, n int) (parts []contents
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if st.IsDir() {
-		in, err := readDataFingerprints(ctx, path)
+	if st.IsDir() || isBoltFile(path) {
+		in, err := readFingerprints(ctx, path)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -439,6 +485,9 @@ func parseFingerprintLine(b []byte, lineNo uint64) (uint64, contentseen.Fingerpr
 		hex, rest = b[:i], bytes.TrimLeft(b[i:], " \t")
 	}
 	if len(hex) != 16 {
+		if len(b) > 60 {
+			b = append(b[:60:60], "..."...) // a binary file's "line" can be megabytes
+		}
 		return 0, 0, fmt.Errorf("want 16 hex digits, optionally whitespace and an id; got %q", b)
 	}
 	var v uint64

@@ -337,3 +337,62 @@ func TestStoredPartitionsCoverFile(t *testing.T) {
 		}
 	}
 }
+
+// An index file written by index build serves as the stored side (and the
+// batch) of index join: the pairs are those of the fingerprint file it was
+// built from.
+func TestIndexJoinStoredIndexFile(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	dir := t.TempDir()
+	var bfps, sfps []contentseen.Fingerprint
+	for range 100 {
+		bfps = append(bfps, contentseen.Fingerprint(r.Uint64()))
+	}
+	seen := map[contentseen.Fingerprint]bool{}
+	for i := range 2000 {
+		fp := contentseen.Fingerprint(r.Uint64())
+		if i%10 == 0 {
+			fp = bfps[r.IntN(len(bfps))]
+			for _, b := range r.Perm(64)[:1+r.IntN(4)] {
+				fp ^= 1 << b
+			}
+		}
+		if !seen[fp] { // an index keeps one id per fingerprint
+			seen[fp] = true
+			sfps = append(sfps, fp)
+		}
+	}
+	batchPath, _ := writeFingerprints(t, dir, "batch.txt", bfps, 1e6)
+	storedPath, _ := writeFingerprints(t, dir, "stored.txt", sfps, 2e6)
+	idx := filepath.Join(dir, "stored.db")
+	if _, errOut, err := run(t, "", "index", "build", "--from", storedPath, "--out", idx); err != nil {
+		t.Fatalf("index build: %v\n%s", err, errOut)
+	}
+	join := func(batch, stored string) []string {
+		t.Helper()
+		out, errOut, err := run(t, "", "index", "join", "--batch", batch, "--stored", stored, "--k", "3")
+		if err != nil {
+			t.Fatalf("index join --batch %s --stored %s: %v\n%s", batch, stored, err, errOut)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		slices.Sort(lines)
+		return lines
+	}
+	want := join(batchPath, storedPath)
+	if len(want) < 50 {
+		t.Fatalf("only %d pairs: planting is broken", len(want))
+	}
+	if got := join(batchPath, idx); !slices.Equal(got, want) {
+		t.Errorf("--stored index file: %d pairs, from the fingerprint file %d\n got %q\nwant %q", len(got), len(want), got, want)
+	}
+	// The index as the batch: the same pairs, sides swapped.
+	var swapped []string
+	for _, l := range want {
+		f := strings.Fields(l)
+		swapped = append(swapped, f[1]+" "+f[0]+" "+f[2])
+	}
+	slices.Sort(swapped)
+	if got := join(idx, batchPath); !slices.Equal(got, swapped) {
+		t.Errorf("--batch index file: %d pairs, want %d", len(got), len(swapped))
+	}
+}
