@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -61,7 +62,9 @@ type Crawler struct {
 
 // Open opens (or creates) the data directory and everything in it. A second
 // process opening the same directory gets ErrLocked within OpenTimeout.
-func Open(opts Options) (*Crawler, error) {
+// The metrics address is bound first: a busy port fails Open before the
+// data directory is created.
+func Open(opts Options) (_ *Crawler, err error) {
 	opts.setDefaults()
 	if err := opts.validate(); err != nil {
 		return nil, err
@@ -80,6 +83,19 @@ func Open(opts Options) (*Crawler, error) {
 	fetcher, err := NewFetcher(opts.Fetch)
 	if err != nil {
 		return nil, err
+	}
+	var ln net.Listener // the metrics listener; Open's Crawler owns it once served
+	if opts.MetricsAddr != "" {
+		if ln, err = listenMetrics(opts.MetricsAddr); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				if cerr := ln.Close(); cerr != nil && !errors.Is(cerr, net.ErrClosed) {
+					err = errors.Join(err, fmt.Errorf("crawler: metrics listener: %w", cerr))
+				}
+			}
+		}()
 	}
 	if err := os.MkdirAll(opts.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("crawler: create data directory: %w", err)
@@ -102,10 +118,8 @@ func Open(opts Options) (*Crawler, error) {
 		return nil, errors.Join(err, c.Close()) // Close stops what openParts started
 	}
 	c.metrics = newMetrics(c)
-	if opts.MetricsAddr != "" {
-		if c.metricsSrv, err = serveMetrics(opts.MetricsAddr, c.metrics.reg); err != nil {
-			return nil, errors.Join(err, c.Close())
-		}
+	if ln != nil {
+		c.metricsSrv = serveMetrics(ln, c.metrics.reg)
 		opts.Logger.Info("serving metrics", "url", "http://"+c.metricsSrv.ln.Addr().String()+"/metrics")
 	}
 	return c, nil

@@ -159,13 +159,18 @@ type metricsServer struct {
 	closeErr  error
 }
 
-// serveMetrics listens on addr before anything is crawled, so that a bad
-// or busy address fails Open with a clear error.
-func serveMetrics(addr string, reg *prometheus.Registry) (*metricsServer, error) {
+// listenMetrics binds addr before anything else in Open, so that a bad or
+// busy address fails Open with a clear error and leaves no data directory.
+func listenMetrics(addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("crawler: metrics address %q: %w", addr, err)
 	}
+	return ln, nil
+}
+
+// serveMetrics serves reg's /metrics on ln until close.
+func serveMetrics(ln net.Listener, reg *prometheus.Registry) *metricsServer {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	s := &metricsServer{
@@ -174,7 +179,7 @@ func serveMetrics(addr string, reg *prometheus.Registry) (*metricsServer, error)
 		done: make(chan error, 1),
 	}
 	go func() { s.done <- s.srv.Serve(ln) }()
-	return s, nil
+	return s
 }
 
 // close stops the server, giving scrapes in progress a few seconds, and

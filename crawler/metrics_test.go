@@ -2,12 +2,15 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -236,6 +239,7 @@ func TestMetricsBadAddress(t *testing.T) {
 	for _, addr := range []string{"127.0.0.1:notaport", "no-colon", busy.Addr().String()} {
 		t.Run(addr, func(t *testing.T) {
 			opts := testOptions(t, "http://127.0.0.1:1/")
+			opts.DataDir = filepath.Join(opts.DataDir, "new")
 			opts.MetricsAddr = addr
 			c, err := Open(opts)
 			if err == nil {
@@ -244,6 +248,10 @@ func TestMetricsBadAddress(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), "metrics address") || !strings.Contains(err.Error(), addr) {
 				t.Errorf("error %q does not name the metrics address %q", err, addr)
+			}
+			// Nothing was created: the address is bound before the directory.
+			if _, err := os.Stat(opts.DataDir); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("data directory after the failed Open: stat: %v, want not exist", err)
 			}
 			// The data directory was released.
 			opts.MetricsAddr = ""
@@ -363,10 +371,11 @@ func BenchmarkMetrics(b *testing.B) {
 }
 
 func TestMetricsServerCloseTwice(t *testing.T) {
-	s, err := serveMetrics("127.0.0.1:0", prometheus.NewRegistry())
+	ln, err := listenMetrics("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := serveMetrics(ln, prometheus.NewRegistry())
 	if got := sum(scrape(t, s.ln.Addr().String()), "promhttp_metric_handler_errors_total"); got != 0 {
 		t.Errorf("scrape errors = %v, want 0", got)
 	}
