@@ -145,10 +145,10 @@ func (s *Summary) Print(w io.Writer) {
 	if total > 0 {
 		rate = 100 * float64(s.Drops) / float64(total)
 	}
-	fmt.Fprintf(w, "All runs: %d pages stored, %d dropped as duplicates (drop rate %.1f%%); URLs failed: %d, still queued: %d\n",
-		s.Pages, s.Drops, rate, s.Failed, s.Frontier.Pending)
+	fmt.Fprintf(w, "All runs: %d page%s stored, %d dropped as duplicates (drop rate %.1f%%); URLs failed: %d, still queued: %d\n",
+		s.Pages, plural(s.Pages), s.Drops, rate, s.Failed, s.Frontier.Pending)
 	if s.PageLimit > 0 {
-		fmt.Fprintf(w, "Stopped at the page limit (scope.max_pages = %d stored pages); raise it and rerun to continue.\n", s.PageLimit)
+		fmt.Fprintf(w, "Stopped at the page limit (scope.max_pages = %d stored page%s); raise it and rerun to continue.\n", s.PageLimit, plural(s.PageLimit))
 	}
 	if len(s.TopDupHosts) > 0 {
 		var parts []string
@@ -158,4 +158,12 @@ func (s *Summary) Print(w io.Writer) {
 		fmt.Fprintf(w, "Hosts with most duplicates: %s\n", strings.Join(parts, ", "))
 	}
 	fmt.Fprintf(w, "Store: %s/%s\nDrop log: %s\n", s.DataDir, DBFile, s.DropLog)
+}
+
+// plural is "s" unless n is 1, for "%d page%s".
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

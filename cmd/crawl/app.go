@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -61,7 +63,7 @@ func commands() []command {
 			"run extraction and ContentSeen on pages on disk (HTML tree, JSON Lines, WARC) into a data directory", (*Main).runDedup},
 		{"index", "build [--from DATA|FILE] [--data DIR] --out FILE [--layout NAME] | join --batch FILE --stored FILE|DATA [--k N] [--layout NAME] [--json] | migrate --data DIR --layout NAME",
 			"bulk-build an index file from fingerprints, report all pairs within k between a batch and a stored set, or rebuild a data directory's index with another layout", (*Main).runIndex},
-		{"help", "[COMMAND]", "describe a command and its flags", (*Main).runHelp},
+		{"help", "[COMMAND [SUBCOMMAND]]", "describe a command and its flags", (*Main).runHelp},
 	}
 }
 
@@ -83,7 +85,7 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	}
 	name, rest := args[0], args[1:]
 	switch {
-	case name == "-h" || name == "--help" || name == "-help":
+	case isHelpFlag(name):
 		m.usage(m.Stdout)
 		return nil
 	case strings.HasPrefix(name, "-"):
@@ -113,34 +115,73 @@ func (m *Main) usage(w io.Writer) {
 	fmt.Fprintln(w, "Run `crawl help COMMAND` for a command's flags.")
 }
 
+// subcommands are the words after a command that name a subcommand with
+// flags of its own, for `crawl help dups show`.
+var subcommands = map[string][]string{
+	"dups":  {"show"},
+	"index": {"build", "join", "migrate"},
+}
+
 func (m *Main) runHelp(ctx context.Context, args []string) error {
-	if len(args) == 0 {
+	// `crawl help "dups show"` and `crawl help dups show` mean the same.
+	words := strings.Fields(strings.Join(args, " "))
+	if len(words) == 0 || (len(words) == 1 && isHelpFlag(words[0])) {
 		m.usage(m.Stdout)
 		return nil
 	}
-	c, ok := findCommand(args[0])
+	c, ok := findCommand(words[0])
 	if !ok {
-		return fmt.Errorf("help: unknown command %q", args[0])
+		return fmt.Errorf("help: unknown command %q", strings.Join(words, " "))
+	}
+	run := []string{"-h"}
+	switch {
+	case len(words) == 1:
+	case len(words) == 2 && slices.Contains(subcommands[c.name], words[1]):
+		run = []string{words[1], "-h"}
+	default:
+		return fmt.Errorf("help: unknown command %q", strings.Join(words, " "))
 	}
 	if c.name == "help" {
-		fmt.Fprintf(m.Stdout, "Usage: crawl help [COMMAND]\n\n%s\n", c.summary)
+		fmt.Fprintf(m.Stdout, "Usage: crawl help [COMMAND [SUBCOMMAND]]\n\n%s\n", c.summary)
 		return nil
 	}
 	// Each command prints its own flags on -h.
-	return c.run(&Main{Stdin: m.Stdin, Stdout: m.Stdout, Stderr: m.Stdout}, ctx, []string{"-h"})
+	return c.run(&Main{Stdin: m.Stdin, Stdout: m.Stdout, Stderr: m.Stdout}, ctx, run)
 }
+
+func isHelpFlag(s string) bool { return s == "-h" || s == "--help" || s == "-help" }
 
 // newFlagSet returns a flag set that reports errors instead of exiting and
 // prints its usage, with the command's synopsis, to m.Stderr.
 func (m *Main) newFlagSet(name string) *flag.FlagSet {
 	c, _ := findCommand(name)
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
+	fs.SetOutput(&flagOutput{w: m.Stderr})
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: crawl %s %s\n\n%s\n\nFlags:\n", c.name, c.args, c.summary)
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// flagOutput is a flag set's output. On a bad flag the flag package writes
+// the error, then the usage, and returns the error, which main prints after
+// the usage: flagOutput drops that first line so the error shows once.
+// The usage always starts with "Usage:"; anything else written before it
+// is the flag package's error.
+type flagOutput struct {
+	w       io.Writer
+	started bool
+}
+
+func (o *flagOutput) Write(p []byte) (int, error) {
+	if !o.started {
+		o.started = true
+		if !bytes.HasPrefix(p, []byte("Usage:")) {
+			return len(p), nil
+		}
+	}
+	return o.w.Write(p)
 }
 
 // isTerminal reports whether w is a terminal, for the live status line and

@@ -101,7 +101,7 @@ func (m *Main) runDedup(ctx context.Context, args []string) (err error) {
 	if sum != nil {
 		printDedupSummary(m.Stdout, sum)
 		if src.malformed > 0 {
-			fmt.Fprintf(m.Stdout, "Skipped %d malformed input lines or records (each named in a warning above).\n", src.malformed)
+			fmt.Fprintf(m.Stdout, "Skipped %d malformed input line%s or record%[2]s (each named in a warning above).\n", src.malformed, plural(src.malformed))
 		}
 		if kept != nil {
 			fmt.Fprintf(m.Stdout, "Kept records of this run: %s (%d)\n", *out, kept.n)
@@ -116,15 +116,15 @@ func printDedupSummary(w io.Writer, s *crawler.Summary) {
 	if r.Elapsed > 0 {
 		rate = float64(r.Fetched) / r.Elapsed.Seconds()
 	}
-	fmt.Fprintf(w, "This run: read %d records, kept %d (%d thin), dropped %d exact + %d near, skipped %d (already decided, not HTML or URL taken), errors %d in %s (%.0f records/s)\n",
-		r.Fetched, r.Stored, r.Thin, r.DroppedExact, r.DroppedNear, r.Skipped, r.Errors,
+	fmt.Fprintf(w, "This run: read %d record%s, kept %d (%d thin), dropped %d exact + %d near, skipped %d (already decided, not HTML or URL taken), errors %d in %s (%.0f records/s)\n",
+		r.Fetched, plural(r.Fetched), r.Stored, r.Thin, r.DroppedExact, r.DroppedNear, r.Skipped, r.Errors,
 		r.Elapsed.Truncate(time.Millisecond), rate)
 	total := s.Pages + s.Drops
 	drop := 0.0
 	if total > 0 {
 		drop = 100 * float64(s.Drops) / float64(total)
 	}
-	fmt.Fprintf(w, "Data directory: %d pages stored, %d dropped as duplicates (drop rate %.1f%%)\n", s.Pages, s.Drops, drop)
+	fmt.Fprintf(w, "Data directory: %d page%s stored, %d dropped as duplicates (drop rate %.1f%%)\n", s.Pages, plural(s.Pages), s.Drops, drop)
 	fmt.Fprintf(w, "Store: %s/%s\nDrop log: %s\n", s.DataDir, crawler.DBFile, s.DropLog)
 }
 

@@ -124,9 +124,51 @@ func (m *Main) runDups(ctx context.Context, args []string) (err error) {
 		return fmt.Errorf("dups: %w", err)
 	}
 	if !*asJSON {
-		fmt.Fprintf(m.Stdout, "%d dropped pages in %d groups. Explain one: crawl dups show URL\n", drops, groups)
+		switch {
+		case groups == 0 && f.filterActive:
+			fmt.Fprintln(m.Stdout, "No dropped page matches the filters.")
+		case groups == 0:
+			fmt.Fprintln(m.Stdout, "No dropped pages.")
+		default:
+			fmt.Fprintf(m.Stdout, "%d dropped page%s in %d group%s. Explain one: crawl dups show%s URL\n",
+				drops, plural(drops), groups, plural(groups), cf.dataArgs())
+		}
 	}
 	return nil
+}
+
+// dataArgs is the part of the command line that chose the data directory,
+// " --config FILE --data DIR" or less, for a hint the user can paste.
+func (cf configFlags) dataArgs() string {
+	var b strings.Builder
+	if cf.config != "" {
+		b.WriteString(" --config " + shellQuote(cf.config))
+	}
+	for _, s := range cf.sets {
+		if strings.HasPrefix(strings.TrimSpace(s), "data=") {
+			b.WriteString(" --set " + shellQuote(s))
+		}
+	}
+	if cf.data != "" {
+		b.WriteString(" --data " + shellQuote(cf.data))
+	}
+	return b.String()
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and -_./:=@+,
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@+,", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 const dupsHelp = `
@@ -371,12 +413,12 @@ func showDrop(w io.Writer, d *storage.Drop, orig *storage.Page, fper *contentsee
 	same, del, ins := diffWords(runs)
 	switch {
 	case del == 0 && ins == 0 && orig.Text == d.Text:
-		fmt.Fprintf(w, "\nText: identical in both (%d words):\n", same)
+		fmt.Fprintf(w, "\nText: identical in both (%d word%s):\n", same, plural(same))
 	case color:
-		fmt.Fprintf(w, "\nText: %d words in both, %s%d only in the stored page%s, %s%d only in the dropped page%s:\n",
-			same, ansiRed, del, ansiReset, ansiGreen, ins, ansiReset)
+		fmt.Fprintf(w, "\nText: %d word%s in both, %s%d only in the stored page%s, %s%d only in the dropped page%s:\n",
+			same, plural(same), ansiRed, del, ansiReset, ansiGreen, ins, ansiReset)
 	default:
-		fmt.Fprintf(w, "\nText: %d words in both, [-%d only in the stored page-], {+%d only in the dropped page+}:\n", same, del, ins)
+		fmt.Fprintf(w, "\nText: %d word%s in both, [-%d only in the stored page-], {+%d only in the dropped page+}:\n", same, plural(same), del, ins)
 	}
 	writeDiff(w, runs, color)
 
@@ -417,7 +459,8 @@ func writeFeatures(w io.Writer, label string, fs []contentseen.Feature) {
 	fmt.Fprintf(w, "%s %s\n", label, strings.Join(parts, ", "))
 }
 
-func plural(n int) string {
+// plural is "s" unless n is 1, for "%d page%s".
+func plural[N ~int | ~int64](n N) string {
 	if n == 1 {
 		return ""
 	}

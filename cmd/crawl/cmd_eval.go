@@ -183,10 +183,10 @@ func (m *Main) readPairs(name string) ([]evalPair, error) {
 		}
 	}
 	if bad > maxLineErrors {
-		errs = append(errs, fmt.Errorf("... and %d more bad lines", bad-maxLineErrors))
+		errs = append(errs, fmt.Errorf("... and %d more bad line%s", bad-maxLineErrors, plural(bad-maxLineErrors)))
 	}
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("eval: %d bad lines in %s:\n%w", bad, name, errors.Join(errs...))
+		return nil, fmt.Errorf("eval: %d bad line%s in %s:\n%w", bad, plural(bad), name, errors.Join(errs...))
 	}
 	if len(pairs) == 0 {
 		return nil, fmt.Errorf("eval: %s: no pairs", name)
@@ -411,9 +411,9 @@ func ratio(num, den int) *float64 {
 }
 
 func (rep *evalReport) print(w io.Writer) {
-	fmt.Fprintf(w, "%d pairs from %s: %d duplicates, %d not\n", rep.Pairs, rep.PairsFile, rep.Duplicates, rep.NonDuplicates)
+	fmt.Fprintf(w, "%d pair%s from %s: %d duplicate%s, %d not\n", rep.Pairs, plural(rep.Pairs), rep.PairsFile, rep.Duplicates, plural(rep.Duplicates), rep.NonDuplicates)
 	for _, o := range rep.Options {
-		fmt.Fprintf(w, "\nfeatures %s (%s): %d pairs judged", o.Features, o.Scheme, o.Judged)
+		fmt.Fprintf(w, "\nfeatures %s (%s): %d pair%s judged", o.Features, o.Scheme, o.Judged, plural(o.Judged))
 		if o.TooShort > 0 {
 			fmt.Fprintf(w, ", %d too short to fingerprint, not counted (lines %s)", o.TooShort, joinInts(o.TooShortLines))
 		}

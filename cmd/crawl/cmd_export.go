@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-
-	"github.com/simcrawl/simcrawl/crawler"
 )
 
 func (m *Main) runExport(ctx context.Context, args []string) (err error) {
@@ -22,11 +20,7 @@ func (m *Main) runExport(ctx context.Context, args []string) (err error) {
 	if *format != "jsonl" && *format != "warc" {
 		return fmt.Errorf("export: unknown --format %q (supported: jsonl, warc)", *format)
 	}
-	cfg, err := cf.load()
-	if err != nil {
-		return err
-	}
-	data, err := crawler.OpenData(cfg.Data, 0)
+	data, err := m.openData(cf, "export")
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/simcrawl/simcrawl/crawler"
 	"github.com/simcrawl/simcrawl/extract"
@@ -73,7 +74,7 @@ func (m *Main) runExtract(ctx context.Context, args []string) error {
 	}
 	if len(errs) > 0 {
 		// Each error was printed with its input above.
-		return fmt.Errorf("extract: %d of %d inputs failed", len(errs), fset.NArg())
+		return fmt.Errorf("extract: %d of %d input%s failed", len(errs), fset.NArg(), plural(fset.NArg()))
 	}
 	return nil
 }
@@ -142,5 +143,6 @@ func printExtract(m *Main, o extractOutput) {
 	if len(flags) > 0 {
 		fmt.Fprintf(m.Stdout, "flags:     %s\n", strings.Join(flags, ", "))
 	}
-	fmt.Fprintf(m.Stdout, "text:      %d characters\n\n%s\n\n", len([]rune(o.Text)), o.Text)
+	n := utf8.RuneCountInString(o.Text)
+	fmt.Fprintf(m.Stdout, "text:      %d character%s\n\n%s\n\n", n, plural(n), o.Text)
 }

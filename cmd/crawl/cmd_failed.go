@@ -53,7 +53,14 @@ func (m *Main) runFailed(ctx context.Context, args []string) (err error) {
 		return fmt.Errorf("failed: %w", err)
 	}
 	if !*asJSON {
-		fmt.Fprintf(m.Stderr, "%d failed URLs; `crawl --seeds ... --retry-failed` queues them again\n", n)
+		switch n {
+		case 0:
+			fmt.Fprintln(m.Stderr, "no failed URLs")
+		case 1:
+			fmt.Fprintln(m.Stderr, "1 failed URL; `crawl --seeds ... --retry-failed` queues it again")
+		default:
+			fmt.Fprintf(m.Stderr, "%d failed URLs; `crawl --seeds ... --retry-failed` queues them again\n", n)
+		}
 	}
 	return nil
 }

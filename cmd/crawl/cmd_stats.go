@@ -191,10 +191,10 @@ func rate(dropped, stored int) float64 {
 }
 
 func writeStats(w io.Writer, s *statsJSON) {
-	fmt.Fprintf(w, "Stored   %d pages (%d thin: too little text to fingerprint)\n", s.Stored, s.Thin)
+	fmt.Fprintf(w, "Stored   %d page%s (%d thin: too little text to fingerprint)\n", s.Stored, plural(s.Stored), s.Thin)
 	fmt.Fprintf(w, "Dropped  %d exact + %d near = %d (drop rate %.1f%%)\n",
 		s.DroppedExact, s.DroppedNear, s.DroppedExact+s.DroppedNear, 100*s.DropRate)
-	fmt.Fprintf(w, "Failed   %d URLs\nPending  %d URLs\n", s.Failed, s.Pending)
+	fmt.Fprintf(w, "Failed   %d URL%s\nPending  %d URL%s\n", s.Failed, plural(s.Failed), s.Pending, plural(s.Pending))
 	if s.Features != "" {
 		fmt.Fprintf(w, "Features %s; k = %d (from %s)\n", s.Features, s.K, s.KSource)
 	}
@@ -210,8 +210,8 @@ func writeStats(w io.Writer, s *statsJSON) {
 	if s.Sampled {
 		what = fmt.Sprintf("sampled: %d of them", sum(s.NearestNeighbourDistances))
 	}
-	fmt.Fprintf(w, "\nStored non-thin pages by distance to their nearest neighbour in bits (%d pages, %s):\n",
-		s.NearestNeighbourPages, what)
+	fmt.Fprintf(w, "\nStored non-thin pages by distance to their nearest neighbour in bits (%d page%s, %s):\n",
+		s.NearestNeighbourPages, plural(s.NearestNeighbourPages), what)
 	writeHistogram(w, s.NearestNeighbourDistances, s.K)
 }
 

@@ -111,6 +111,9 @@ func TestDupsCommand(t *testing.T) {
 		if !strings.Contains(out, "4 dropped pages in 3 groups") {
 			t.Errorf("dups output lacks the total:\n%s", out)
 		}
+		if hint := "crawl dups show --data " + shellQuote(data) + " URL"; !strings.Contains(out, hint) {
+			t.Errorf("dups output lacks the hint %q:\n%s", hint, out)
+		}
 	})
 
 	filters := []struct {
