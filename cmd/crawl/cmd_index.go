@@ -58,7 +58,7 @@ func (m *Main) runIndex(ctx context.Context, args []string) error {
 // indexFlagSet is newFlagSet for a subcommand of index.
 func (m *Main) indexFlagSet(sub, synopsis, summary string) *flag.FlagSet {
 	fs := flag.NewFlagSet("index "+sub, flag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
+	fs.SetOutput(&flagOutput{w: m.Stderr}) // the error once, after the usage
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: crawl index %s %s\n\n%s\n\nFlags:\n", sub, synopsis, summary)
 		fs.PrintDefaults()

@@ -22,6 +22,11 @@ func TestBadFlagErrorOnce(t *testing.T) {
 	if !strings.HasPrefix(stderr, "Usage: crawl crawl") {
 		t.Errorf("stderr does not start with the usage:\n%s", stderr)
 	}
+	// The index subcommands too.
+	_, stderr, err = run(t, "", "index", "build", "--seedz")
+	if err == nil || !strings.Contains(err.Error(), "-seedz") || strings.Contains(stderr, "seedz") {
+		t.Errorf("index build --seedz: err %v, stderr:\n%s", err, stderr)
+	}
 }
 
 func TestHelpFlagAndSubcommands(t *testing.T) {
