@@ -161,9 +161,10 @@
 // query seeks once per table (bbolt's branch pages, one key per leaf page,
 // are the in-memory directory of blocks), skips to the last restart point
 // at or before its prefix and decodes from there to the end of the prefix
-// range: one table lookup, a few shifts and an XOR and popcount per entry,
-// no allocation of its own (bbolt allocates some 70 small objects per
-// query: its page checks box their arguments). Only table 0's blocks keep
+// range: one table lookup, a few shifts and an XOR and popcount per entry.
+// Decoding allocates nothing; a query allocates its result slice, and
+// bbolt some 70 small objects (83 allocations per query measured at 1M:
+// bbolt's page checks box their arguments). Only table 0's blocks keep
 // ids, after the entries; a match found in another table takes its id from
 // table 0 (a second seek, only for matches). See boltblock.go for the
 // exact layout.
