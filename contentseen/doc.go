@@ -191,7 +191,7 @@
 //	blocks, bits per fp per table  50.6    48.3        45.0         41.7
 //	whole file, bytes per fp       -       69          59           58
 //	bulk build                     -       2 s         19 s         4 min 17 s
-//	k=3 query warm p50 / p99 µs    -       8.0 / 76    15 / 69      65 / 421
+//	k=3 query warm p50 / p99 µs    -       8.0 / 76    15 / 60-95   65 / 421
 //	cold page cache p50 / p99 µs   -       233 / 807   600 / 4,100  1,750 / 12,600
 //
 // (The worst table, table 0 with its ids set aside. TestBoltSpaceNearFloor
