@@ -10,6 +10,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // BoltOptions configure a BoltIndex.
@@ -119,7 +120,7 @@ func OpenBolt(path string, o BoltOptions) (*BoltIndex, error) {
 		timeout = time.Second
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("contentseen: open index %s: another process holds it (no lock after %v): %w", path, timeout, err)
 	}
 	if err != nil {

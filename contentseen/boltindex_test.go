@@ -9,6 +9,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 func TestOpenBoltHeldByAnother(t *testing.T) {
@@ -21,8 +22,8 @@ func TestOpenBoltHeldByAnother(t *testing.T) {
 		x.Close()
 		t.Fatal("second OpenBolt succeeded, want error")
 	}
-	if !errors.Is(err, bolt.ErrTimeout) || !strings.Contains(err.Error(), "another process holds it") {
-		t.Errorf("second OpenBolt: err = %v, want bolt.ErrTimeout saying another process holds it", err)
+	if !errors.Is(err, berrors.ErrTimeout) || !strings.Contains(err.Error(), "another process holds it") {
+		t.Errorf("second OpenBolt: err = %v, want berrors.ErrTimeout saying another process holds it", err)
 	}
 }
 
