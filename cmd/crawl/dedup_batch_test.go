@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // --batch N decides as one by one: same stored pages, same drop log, same
@@ -86,35 +83,9 @@ func TestDedupBatchKillNineThenResume(t *testing.T) {
 	args := func(data string) []string {
 		return []string{"dedup", "--data", data, "--input", input, "--batch", "64", "--set", "log.level=warn"}
 	}
-	whole := filepath.Join(dir, "whole")
-	if _, _, err := run(t, "", args(whole)...); err != nil {
-		t.Fatal(err)
-	}
-
-	killed := filepath.Join(dir, "killed")
-	cmd, _ := startCrawlProcess(t, args(killed)...)
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		if b, err := os.ReadFile(filepath.Join(killed, "dropped.jsonl")); err == nil && bytes.Count(b, []byte("\n")) >= 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("dedup process dropped nothing in time")
-		}
-		time.Sleep(time.Millisecond)
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Wait(); err == nil {
+	whole, killed, finished := killThenResume(t, dir, args, 1)
+	if finished {
 		t.Log("the dedup process finished before the kill: only the rerun is tested")
-	}
-	out, _, err := run(t, "", args(killed)...)
-	if err != nil {
-		t.Fatalf("resume: %v", err)
-	}
-	if !strings.Contains(out, "skipped") {
-		t.Errorf("resume summary:\n%s", out)
 	}
 	a, b := exported(t, whole), exported(t, killed)
 	if len(a) != len(b) {

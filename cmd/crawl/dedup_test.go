@@ -349,35 +349,9 @@ func TestDedupKillNineThenResume(t *testing.T) {
 	args := func(data string) []string {
 		return []string{"dedup", "--data", data, "--input", input, "--set", "log.level=warn"}
 	}
-	whole := filepath.Join(dir, "whole")
-	if _, _, err := run(t, "", args(whole)...); err != nil {
-		t.Fatal(err)
-	}
-
-	killed := filepath.Join(dir, "killed")
-	cmd, _ := startCrawlProcess(t, args(killed)...)
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		if b, err := os.ReadFile(filepath.Join(killed, "dropped.jsonl")); err == nil && bytes.Count(b, []byte("\n")) >= 20 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("dedup process dropped nothing in time")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Wait(); err == nil {
+	whole, killed, finished := killThenResume(t, dir, args, 20)
+	if finished {
 		t.Fatal("killed dedup exited cleanly")
-	}
-	out, _, err := run(t, "", args(killed)...)
-	if err != nil {
-		t.Fatalf("resume: %v", err)
-	}
-	if !strings.Contains(out, "skipped") {
-		t.Errorf("resume summary:\n%s", out)
 	}
 
 	counts := func(data string) (pages, drops int) {
@@ -429,4 +403,40 @@ not json at all
 	if !strings.Contains(out, "Skipped 2 malformed input lines or records") {
 		t.Errorf("summary does not count the two bad lines:\n%s", out)
 	}
+}
+
+// killThenResume runs the dedup of args once uninterrupted into dir/whole,
+// and once into dir/killed, killed (SIGKILL) after it logged minDrops
+// drops and then rerun to the end; the rerun must report skipped records.
+// finished says the killed process had ended before the kill.
+func killThenResume(t *testing.T, dir string, args func(data string) []string, minDrops int) (whole, killed string, finished bool) {
+	t.Helper()
+	whole = filepath.Join(dir, "whole")
+	if _, _, err := run(t, "", args(whole)...); err != nil {
+		t.Fatal(err)
+	}
+	killed = filepath.Join(dir, "killed")
+	cmd, _ := startCrawlProcess(t, args(killed)...)
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if b, err := os.ReadFile(filepath.Join(killed, "dropped.jsonl")); err == nil && bytes.Count(b, []byte("\n")) >= minDrops {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("dedup process dropped nothing in time")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	finished = cmd.Wait() == nil
+	out, _, err := run(t, "", args(killed)...)
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if !strings.Contains(out, "skipped") {
+		t.Errorf("resume summary:\n%s", out)
+	}
+	return whole, killed, finished
 }
