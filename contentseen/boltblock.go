@@ -424,11 +424,12 @@ func fits(es []entry, c *hcode, withIDs bool, limit int, hist *[hSymbols]uint64)
 }
 
 // writeBlocks writes es (sorted, not empty) as blocks of table t of at
-// most limit bytes, as few as hold them and of about equal counts, coded
+// most x.blockLimit bytes, as few as hold them and of about equal counts, coded
 // with the table's latest code. It adds the written symbols to hist. Keys
 // and values are fresh slices, as bbolt keeps them until the commit.
-func (x *BoltIndex) writeBlocks(tables *bolt.Bucket, t int, es []entry, limit int, hist *[hSymbols]uint64) error {
+func (x *BoltIndex) writeBlocks(tables *bolt.Bucket, t int, es []entry, hist *[hSymbols]uint64) error {
 	ver, c := x.codes.latest(t)
+	limit := x.blockLimit
 	var scratch [hSymbols]uint64
 	// Count the blocks a greedy cut needs, then cut into that many of
 	// about equal counts, each no longer than the greedy cut allows.
@@ -452,7 +453,7 @@ func (x *BoltIndex) writeBlocks(tables *bolt.Bucket, t int, es []entry, limit in
 // in the table are skipped, so merging the same entries again (after a
 // crash) changes nothing. It stops after rewriting about maxBlocks blocks
 // (0: no limit) and returns how many entries of es it consumed.
-func (x *BoltIndex) mergeTable(tables *bolt.Bucket, t int, es []entry, limit, maxBlocks int, hist *[hSymbols]uint64) (int, error) {
+func (x *BoltIndex) mergeTable(tables *bolt.Bucket, t int, es []entry, maxBlocks int, hist *[hSymbols]uint64) (int, error) {
 	var buf, old []entry
 	consumed, rewritten := 0, 0
 	for consumed < len(es) && (maxBlocks == 0 || rewritten < maxBlocks) {
@@ -499,7 +500,7 @@ func (x *BoltIndex) mergeTable(tables *bolt.Bucket, t int, es []entry, limit, ma
 				return consumed, fmt.Errorf("table %d: rekey block: %w", t, err)
 			}
 		}
-		if err := x.writeBlocks(tables, t, buf, limit, hist); err != nil {
+		if err := x.writeBlocks(tables, t, buf, hist); err != nil {
 			return consumed, err
 		}
 		rewritten++

@@ -161,7 +161,7 @@ func (x *BoltIndex) merge(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
-				n, err := x.mergeTable(top.Bucket(tablesBucket), t, es, x.blockLimit, mergeStepBlocks, &hists[t])
+				n, err := x.mergeTable(top.Bucket(tablesBucket), t, es, mergeStepBlocks, &hists[t])
 				es = es[n:]
 				return err
 			})
