@@ -59,7 +59,12 @@ func (x *BoltIndex) deltaLimit() int {
 
 // kickMerge wakes the merger if the delta is over its limit.
 func (x *BoltIndex) kickMerge() {
-	if x.mergeKick == nil || x.delta.len() < x.deltaLimit() {
+	if x.mergeKick == nil {
+		return
+	}
+	// It runs after every commit: below the smallest limit, skip reading
+	// the index's count.
+	if n := x.delta.len(); x.minDelta == 0 && n < minDelta || n < x.deltaLimit() {
 		return
 	}
 	select {
