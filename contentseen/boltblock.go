@@ -53,11 +53,12 @@ const formatVersion = "3"
 // maxBlock is the default largest block value in bytes. Two full blocks
 // fill a 4 KiB bbolt leaf page (16 bytes of page header, 16 of element
 // header and 9 of key per block: 16 + 2 × (25 + 2,015) = 4,096), so
-// bulk-loaded pages are full. The size trades space for query time: each
-// block costs its 25 bytes of key and element header plus 3 of its own
-// (0.7 bits per entry at 2 KB, twice that at 1 KB, against issue 6's
-// budget of 3 bits over the floor of which the coding takes 1.6), and a
-// query decodes about half a block per table (some 170 entries).
+// bulk-loaded pages are full. Bigger blocks save space: each block costs
+// its 25 bytes of key and element header plus 3 of its own (0.7 bits per
+// entry at 2 KB, twice that at 1 KB, against issue 6's budget of 3 bits
+// over the floor, of which the coding takes 1.6). They cost a query
+// little, because the restart points (every 128 entries, below) bound
+// what it decodes per table whatever the block size.
 const maxBlock = 2015
 
 // blockHeader is the fixed bytes that start a block: version and count.
