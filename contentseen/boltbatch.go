@@ -100,7 +100,7 @@ func (x *BoltIndex) AddBatch(ctx context.Context, ids []uint64, fps []Fingerprin
 				if empty {
 					tables.FillPercent = 1.0
 				}
-				_, err = x.mergeTable(tables, t, chunk, 0, &hist)
+				_, err = x.mergeTable(tables, t, chunk, 0, &hist, nil)
 				return err
 			})
 			if err != nil {

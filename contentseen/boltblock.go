@@ -50,16 +50,20 @@ import (
 // uncompressed entries with ids in every table and had no delta.
 const formatVersion = "3"
 
-// maxBlock is the default largest block value in bytes. Two full blocks
-// fill a 4 KiB bbolt leaf page (16 bytes of page header, 16 of element
-// header and 9 of key per block: 16 + 2 × (25 + 2,015) = 4,096), so
-// bulk-loaded pages are full. Bigger blocks save space: each block costs
-// its 25 bytes of key and element header plus 3 of its own (0.7 bits per
-// entry at 2 KB, twice that at 1 KB, against issue 6's budget of 3 bits
-// over the floor, of which the coding takes 1.6). They cost a query
-// little, because the restart points (every 128 entries, below) bound
-// what it decodes per table whatever the block size.
-const maxBlock = 2015
+// maxBlock is the default largest block value in bytes: one full block
+// fills a 4 KiB bbolt leaf page (16 bytes of page header, 16 of element
+// header and 9 of key: 16 + 25 + 4,055 = 4,096). One block per page packs
+// pages full however bbolt groups blocks: it never splits a node of four
+// elements or fewer, and always puts at least two on a page, so with
+// half-page blocks a node of three took two pages (measured: 90% of leaf
+// bytes used after a merge, against 98.7% with page-sized blocks); page-
+// sized ones fill an overflow of two or three pages exactly. Bigger blocks
+// also save space: each costs its 25 bytes of key and element header plus
+// 3 of its own (0.35 bits per entry at 4 KB, twice that at 2 KB, against
+// issue 6's budget of 3 bits over the floor, of which the coding takes
+// 1.6). They cost a query little, because the restart points (every 128
+// entries, below) bound what it decodes per table whatever the block size.
+const maxBlock = 4055
 
 // blockHeader is the fixed bytes that start a block: version and count.
 // Table 0's blocks have two more (the stream's length), then all blocks
@@ -68,7 +72,7 @@ const blockHeader = 1 + 2
 
 // restartEvery is the distance between restart points. A restart's bit
 // offset is 16 bits: block streams must stay under 8 KiB (maxBlock is
-// 2,015 bytes; tests use less).
+// 4,055 bytes; tests use less).
 const restartEvery = 128
 
 // maxBlockEntries bounds a block's entries: n is 2 bytes, the number of
@@ -449,33 +453,47 @@ func (x *BoltIndex) writeBlocks(tables *bolt.Bucket, t int, es []entry, hist *[h
 	return nil
 }
 
-// mergeTable merges es (sorted by p) into table t, block by block, each
-// block rewritten once with the entries that fall in it; entries already
-// in the table are skipped, so merging the same entries again (after a
-// crash) changes nothing. It stops after rewriting about maxBlocks blocks
-// (0: no limit) and returns how many entries of es it consumed.
-func (x *BoltIndex) mergeTable(tables *bolt.Bucket, t int, es []entry, maxBlocks int, hist *[hSymbols]uint64) (int, error) {
+// mergeTable merges es (sorted by p) into table t. It works on runs of
+// adjacent blocks that each receive new entries: a run's old entries and
+// its new ones are written again as one sorted run, cut into as few blocks
+// as hold them (writeBlocks), so blocks stay nearly full across merges
+// instead of splitting into halves each time one overflows. Entries
+// already in the table are skipped, so merging the same entries again
+// (after a crash) changes nothing. It stops after the run that reaches
+// about maxBlocks rewritten blocks (0: no limit) and returns how many
+// entries of es it consumed. If rp is not nil, it notes the file pages of
+// the blocks it replaces.
+func (x *BoltIndex) mergeTable(tables *bolt.Bucket, t int, es []entry, maxBlocks int, hist *[hSymbols]uint64, rp *replacedPages) (int, error) {
 	var buf, old []entry
+	var keys [][]byte
 	consumed, rewritten := 0, 0
 	for consumed < len(es) && (maxBlocks == 0 || rewritten < maxBlocks) {
 		rest := es[consumed:]
 		c := tables.Cursor()
 		key, v := seekBlock(c, t, rest[0].p)
-		old = old[:0]
-		if key != nil {
-			key = bytes.Clone(key)
+		old, keys = old[:0], keys[:0]
+		j := len(rest) // new entries up to rest[j] go into this run
+		for key != nil {
+			keys = append(keys, bytes.Clone(key))
 			b, err := x.parseBlock(t, key, v)
 			if err != nil {
 				return consumed, fmt.Errorf("table %d block %x: %w", t, key[1:], err)
 			}
 			old = b.entries(old)
-		}
-		// The new entries below the next block's first go here.
-		j := len(rest)
-		if key != nil {
-			if nk, _ := c.Next(); len(nk) == 9 && int(nk[0]) == t {
-				j = lowerBoundEntries(rest, binary.BigEndian.Uint64(nk[1:]))
+			rp.note(v)
+			// The new entries below the next block's first go in this
+			// block; the run goes on into the next block if some of the
+			// rest go there.
+			nk, nv := c.Next()
+			if len(nk) != 9 || int(nk[0]) != t {
+				j = len(rest)
+				break
 			}
+			j = lowerBoundEntries(rest, binary.BigEndian.Uint64(nk[1:]))
+			if j == len(rest) || rest[j].p >= nextFirst(c, t) || (maxBlocks > 0 && rewritten+len(keys) >= maxBlocks) {
+				break
+			}
+			key, v = nk, nv
 		}
 		buf = buf[:0]
 		i, added := 0, 0
@@ -494,19 +512,32 @@ func (x *BoltIndex) mergeTable(tables *bolt.Bucket, t int, es []entry, maxBlocks
 		if added == 0 {
 			continue
 		}
-		if key != nil && binary.BigEndian.Uint64(key[1:]) != buf[0].p {
-			// An entry below the table's first block: it starts the
-			// block now.
-			if err := tables.Delete(key); err != nil {
-				return consumed, fmt.Errorf("table %d: rekey block: %w", t, err)
+		for _, k := range keys {
+			if err := tables.Delete(k); err != nil {
+				return consumed, fmt.Errorf("table %d: replace block: %w", t, err)
 			}
 		}
 		if err := x.writeBlocks(tables, t, buf, hist); err != nil {
 			return consumed, err
 		}
-		rewritten++
+		rewritten += max(1, len(keys))
 	}
 	return consumed, nil
+}
+
+// nextFirst returns the first entry of the block after the cursor's (in
+// table t), or the largest uint64 when there is none; the cursor is left
+// where it was.
+func nextFirst(c *bolt.Cursor, t int) uint64 {
+	nk, _ := c.Next()
+	if nk == nil {
+		return ^uint64(0) // bbolt leaves the cursor on the last item
+	}
+	c.Prev()
+	if len(nk) != 9 || int(nk[0]) != t {
+		return ^uint64(0)
+	}
+	return binary.BigEndian.Uint64(nk[1:])
 }
 
 // lowerBoundEntries returns the first i with es[i].p >= v.

@@ -171,7 +171,7 @@ func TestBoltMergeInterrupted(t *testing.T) {
 			return err
 		}
 		var hist [hSymbols]uint64
-		_, err = x.mergeTable(top.Bucket(tablesBucket), 0, es[:len(es)/2], 0, &hist)
+		_, err = x.mergeTable(top.Bucket(tablesBucket), 0, es[:len(es)/2], 0, &hist, nil)
 		return err
 	})
 	if err != nil {
