@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"os"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -150,6 +151,12 @@ func (x *BoltIndex) merge(ctx context.Context) error {
 	}
 	hists := make([][hSymbols]uint64, x.layout.Tables())
 	steps := 0
+	var rp replacedPages
+	var advice *os.File
+	if f := x.openForAdvice(); f != nil {
+		defer f.Close()
+		advice = f
+	}
 	for t := range x.layout.Tables() {
 		es := frozenEntries(frozen, t)
 		for len(es) > 0 {
@@ -166,12 +173,22 @@ func (x *BoltIndex) merge(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
-				n, err := x.mergeTable(top.Bucket(tablesBucket), t, es, mergeStepBlocks, &hists[t])
+				rp.begin(x.db, tx)
+				tables := top.Bucket(tablesBucket)
+				// A merge rewrites the blocks in key order, and every
+				// block of a page at the next merge: pages split full,
+				// not at bbolt's default half, which would leave the
+				// tables about half a page bigger per page after a merge.
+				tables.FillPercent = 1.0
+				n, err := x.mergeTable(tables, t, es, mergeStepBlocks, &hists[t], &rp)
 				es = es[n:]
 				return err
 			})
 			if err != nil {
 				return fmt.Errorf("contentseen: merge into table %d: %w", t, err)
+			}
+			if err := x.dropPages(advice, rp.runs()); err != nil {
+				return err
 			}
 			if x.afterMergeStep != nil {
 				x.afterMergeStep(t)

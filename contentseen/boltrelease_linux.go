@@ -1,20 +1,21 @@
 package contentseen
 
 import (
+	"errors"
 	"fmt"
-	"syscall"
+	"os"
 
 	bolt "go.etcd.io/bbolt"
+	"golang.org/x/sys/unix"
 )
 
 // releaseMapped drops the database file's pages from this process's page
 // tables: madvise(MADV_DONTNEED) over bbolt's read-only shared mapping,
-// which leaves the pages in the kernel's page cache. A merge rewrites
-// nearly every block, copy-on-write, so without it the pages of the old
-// blocks would stay resident beside the new ones (twice the tables) until
-// the kernel wanted the memory back; after it, queries fault the pages
-// they use back in from the page cache (a minor fault each) and the
-// process's resident set is its working set again.
+// which leaves the pages in the kernel's page cache. After it, queries
+// fault the pages they use back in from the page cache (a minor fault
+// each) and the process's resident set is its working set again. The
+// merger calls it after each merge and every releaseSteps steps, for the
+// pages dropPages does not know of (branch pages, the delta's).
 //
 // It runs inside a read transaction: bbolt remaps the file (when it grows)
 // only when no read transaction is open, so the mapping cannot move
@@ -25,9 +26,68 @@ func (x *BoltIndex) releaseMapped() error {
 		if data == 0 || size <= 0 {
 			return nil
 		}
-		if _, _, errno := syscall.Syscall(syscall.SYS_MADVISE, data, uintptr(size), syscall.MADV_DONTNEED); errno != 0 {
-			return fmt.Errorf("contentseen: release mapped pages: %w", errno)
+		if err := madviseDontNeed(data, uint64(size)); err != nil {
+			return fmt.Errorf("contentseen: release mapped pages: %w", err)
 		}
 		return nil
 	})
+}
+
+// dropPages drops the pages a merge step replaced (runs of page ids, from
+// replacedPages) from this process's mapping and then from the page cache
+// (posix_fadvise DONTNEED through f, a descriptor of the database file;
+// the kernel keeps a page that is mapped or dirty). The pages are free
+// once the step has committed: bbolt reuses them only after every read
+// transaction that could see them has ended, and a reader that still
+// reads one faults it in again from the file. Both calls only drop
+// caches, so they lose nothing whatever they hit.
+func (x *BoltIndex) dropPages(f *os.File, runs [][2]uint64) error {
+	if len(runs) == 0 {
+		return nil
+	}
+	return x.db.View(func(tx *bolt.Tx) error {
+		info := x.db.Info()
+		data, ps, size := info.Data, uint64(info.PageSize), uint64(tx.Size())
+		var errs []error
+		for _, r := range runs {
+			off, n := r[0]*ps, r[1]*ps
+			if data == 0 || off+n > size {
+				continue // beyond this transaction's file (cannot happen: the file only grows)
+			}
+			if err := madviseDontNeed(data+uintptr(off), n); err != nil {
+				errs = append(errs, err)
+				break
+			}
+			if f != nil {
+				if err := unix.Fadvise(int(f.Fd()), int64(off), int64(n), unix.FADV_DONTNEED); err != nil {
+					errs = append(errs, err)
+					break
+				}
+			}
+		}
+		if err := errors.Join(errs...); err != nil {
+			return fmt.Errorf("contentseen: drop replaced pages: %w", err)
+		}
+		return nil
+	})
+}
+
+// openForAdvice opens the database file read-only for dropPages' fadvise
+// (bbolt does not expose its descriptor). nil if it cannot: dropPages
+// then only unmaps.
+func (x *BoltIndex) openForAdvice() *os.File {
+	f, err := os.Open(x.db.Path())
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// madviseDontNeed is madvise(addr, n, MADV_DONTNEED) on bbolt's mapping,
+// which bbolt gives as an address (DB.Info), not a slice.
+func madviseDontNeed(addr uintptr, n uint64) error {
+	if _, _, errno := unix.Syscall(unix.SYS_MADVISE, addr, uintptr(n), unix.MADV_DONTNEED); errno != 0 {
+		return errno
+	}
+	return nil
 }

@@ -148,8 +148,8 @@
 // (sorted merges, blocks and pages filled full).
 //
 // Storage (format 3, issue 6's design): every table is a sorted run of
-// permuted fingerprints cut into compressed blocks of at most 2,015 bytes
-// (two fill a 4 KiB page), one bbolt key per block (table number and the
+// permuted fingerprints cut into compressed blocks of at most 4,055 bytes
+// (one fills a 4 KiB page), one bbolt key per block (table number and the
 // block's first entry, big-endian), all tables in one bucket. Inside a
 // block each entry after the first is coded by h, the position of its
 // first bit that differs from the entry before, Huffman-coded together
@@ -176,9 +176,14 @@
 // delta passes 1/64 of the index (at least 65,536), a merger goroutine
 // freezes it and merges it into the blocks table by table, in steps of at
 // most 64 rewritten blocks, each its own transaction: a Seen waits for at
-// most one step, never for a whole merge. A crash loses nothing: the
-// delta keeps its entries until the merge's last transaction, a reopened
-// index reloads them, and merging an entry twice changes nothing.
+// most one step, never for a whole merge. A step rewrites a run of
+// adjacent blocks as one sorted run cut into as few blocks as hold it, so
+// blocks stay nearly full across merges, and then drops the old blocks'
+// pages from the process's mapping and the page cache (they are free), so
+// that the old copy of a table is not resident beside the new one. A crash
+// loses nothing: the delta keeps its entries until the merge's last
+// transaction, a reopened index reloads them, and merging an entry twice
+// changes nothing.
 // Checkpoint merges on demand. An index written in format 1 or 2 is
 // refused with an error asking for a rebuild (crawl index build, or crawl
 // index migrate for a crawl's data directory).
