@@ -21,8 +21,8 @@ const batchChunk = 1 << 18
 // (fingerprints already stored or repeated keep their first id), but fast
 // enough to load millions: it sorts each table's entries and merges them
 // into the table's blocks in chunks of 256Ki entries per transaction,
-// filling blocks up to their size limit and, into an empty index, bbolt's
-// pages completely (FillPercent 1.0: the keys arrive in order).
+// filling blocks up to their size limit and bbolt's pages completely
+// (FillPercent 1.0: the keys arrive in order).
 //
 // AddBatch is for bulk loading and is not atomic: it writes table after
 // table in several transactions. A "building" marker in the meta bucket
@@ -97,9 +97,7 @@ func (x *BoltIndex) AddBatch(ctx context.Context, ids []uint64, fps []Fingerprin
 					return err
 				}
 				tables := top.Bucket(tablesBucket)
-				if empty {
-					tables.FillPercent = 1.0
-				}
+				tables.FillPercent = 1.0 // blocks are written in key order
 				_, err = x.mergeTable(tables, t, chunk, 0, &hist, nil)
 				return err
 			})

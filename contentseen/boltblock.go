@@ -465,13 +465,13 @@ func (x *BoltIndex) writeBlocks(tables *bolt.Bucket, t int, es []entry, hist *[h
 // the blocks it replaces.
 func (x *BoltIndex) mergeTable(tables *bolt.Bucket, t int, es []entry, maxBlocks int, hist *[hSymbols]uint64, rp *replacedPages) (int, error) {
 	var buf, old []entry
-	var keys [][]byte
+	var keys, vals [][]byte
 	consumed, rewritten := 0, 0
 	for consumed < len(es) && (maxBlocks == 0 || rewritten < maxBlocks) {
 		rest := es[consumed:]
 		c := tables.Cursor()
 		key, v := seekBlock(c, t, rest[0].p)
-		old, keys = old[:0], keys[:0]
+		old, keys, vals = old[:0], keys[:0], vals[:0]
 		j := len(rest) // new entries up to rest[j] go into this run
 		for key != nil {
 			keys = append(keys, bytes.Clone(key))
@@ -480,7 +480,7 @@ func (x *BoltIndex) mergeTable(tables *bolt.Bucket, t int, es []entry, maxBlocks
 				return consumed, fmt.Errorf("table %d block %x: %w", t, key[1:], err)
 			}
 			old = b.entries(old)
-			rp.note(v)
+			vals = append(vals, v)
 			// The new entries below the next block's first go in this
 			// block; the run goes on into the next block if some of the
 			// rest go there.
@@ -511,6 +511,9 @@ func (x *BoltIndex) mergeTable(tables *bolt.Bucket, t int, es []entry, maxBlocks
 		consumed += j
 		if added == 0 {
 			continue
+		}
+		for _, v := range vals {
+			rp.note(v) // the pages these blocks leave
 		}
 		for _, k := range keys {
 			if err := tables.Delete(k); err != nil {
