@@ -188,50 +188,52 @@
 // refused with an error asking for a rebuild (crawl index build, or crawl
 // index migrate for a crawl's data directory).
 //
-// Cost, measured on the shared 2-core development machine with other jobs
-// running (load 3 to 5), 4x16, bulk-loaded:
+// Cost, measured on the shared 2-core development machine, 4x16,
+// bulk-loaded, with page-sized blocks (the 100M column: half-page blocks,
+// measured before the change, load 3 to 4):
 //
-//	                               200k    1M          10M          100M
-//	floor, bits per fp per table   47.8    45.5        42.2         38.9
-//	blocks, bits per fp per table  50.6    48.3        45.0         41.7
-//	whole file, bytes per fp       -       69          59           58
-//	bulk build                     -       2 s         19 s         4 min 17 s
-//	k=3 query warm p50 / p99 µs    -       8.0 / 76    15 / 60-95   65 / 421
-//	cold page cache p50 / p99 µs   -       233 / 807   600 / 4,100  1,750 / 12,600
+//	                               200k    1M           10M          100M
+//	floor, bits per fp per table   47.8    45.5         42.2         38.9
+//	blocks, bits per fp per table  50.2    47.9         44.6         41.7
+//	whole file, bytes per fp       -       69           59           58
+//	bulk build                     -       2 s          18 s         4 min 17 s
+//	k=3 query warm p50 / p99 µs    -       11.6 / 74    16.0 / 68    65 / 421
+//	cold page cache p50 / p99 µs   -       173 / 4,231  756 / 1,959  1,750 / 12,600
 //
 // (The worst table, table 0 with its ids set aside. TestBoltSpaceNearFloor
 // for 200k; for the rest BenchmarkIndexBoltProcess, which builds the index,
 // then queries it from a fresh process that opens it as the crawler opens
 // crawl.db: SIMCRAWL_BIG=1 go test -run '^$' -bench 'IndexBoltProcess'
 // -benchtime 1x -timeout 2h ./contentseen/, SIMCRAWL_HUGE=1 for 100M; load
-// 3 to 4. Cold: the file dropped from the page cache with posix_fadvise,
-// about 110 µs per random 4 KiB read here, two or three per table; four
-// runs at 10M gave p50 510 to 1,110 µs and p99 1,090 to 7,440: the disk
-// is shared. At
-// 100M, 4x16's tables hold 1,500 candidates per prefix: ChooseLayout picks
-// 10x28 from 16.8M.) The blocks' bits are within 3 of the floor: about 1.6 bits are
-// the scheme's own (h is always where the entry before has a 0 bit, which
-// a code of h cannot know; coding the two bits after h with it saves 0.33),
-// 0.7 bbolt's 25 bytes of key and element header per block, 0.25 the
-// restart points. The whole file adds table 0's ids (3 bytes at 10M) and
-// the id-to-fingerprint bucket (about 32 bytes). Merges leave blocks and
-// bbolt's pages less full: after merging a delta of 10% into a 200k index,
-// blocks take 50.7 bits per entry, pages about twice that until later
-// merges fill them.
+// 0.6 to 2 with another job running. Cold: the file dropped from the page
+// cache with posix_fadvise, about 110 µs per random 4 KiB read here, one
+// or two per table; the disk is shared, and earlier runs at 10M gave p50
+// 510 to 1,110 µs and p99 1,090 to 7,440. At 100M, 4x16's tables hold
+// 1,500 candidates per prefix: ChooseLayout picks 10x28 from 16.8M.) The
+// blocks' bits are within 3 of the floor: about 1.6 bits are the scheme's
+// own (h is always where the entry before has a 0 bit, which a code of h
+// cannot know; coding the two bits after h with it saves 0.33), 0.35
+// bbolt's 25 bytes of key and element header per block, 0.25 the restart
+// points. The whole file adds table 0's ids (3 bytes at 10M) and the
+// id-to-fingerprint bucket (about 32 bytes). Merges keep blocks and pages
+// full: after merging a delta of 10% into a 200k index, blocks take 50.1
+// bits per entry and pages 51.1, ids aside (half-page blocks split in two
+// by each merge took 51.0 and 97).
 //
 // Memory: a process holding a 10M index that has answered 265,000 queries
-// is 264 MB resident, 256 MB of it the file's pages it mapped in (Go heap
-// under 1 MB): the table blocks, 4 x 10M x 45 bits plus table 0's ids. A
-// process that has also recorded 200,000 fingerprints and merged them
-// peaks at 570 MB resident: the merge rewrites nearly every block
-// copy-on-write, the old pages and the new are both in the page cache, and
-// the kernel's fault-around maps up to 16 cached neighbours with every
-// page a query faults in, freed pages among them. The merger drops the
-// file's mappings (madvise DONTNEED) every 128 steps and after each merge,
-// which the next queries undo that way. All of it is clean file pages that
-// the kernel takes back under memory pressure; anonymous memory stays
-// about 50 MB (heap 7 MB: the delta's mirror, 16 bytes per table per
-// entry, at most about 2 x N/64 entries). At 100M: 2.4 GB resident warm.
+// is 262 MB resident, 255 MB of it the file's pages it mapped in (Go heap
+// under 1 MB): the table blocks, 4 x 10M x 44.6 bits plus table 0's ids.
+// A process that has also recorded 200,000 fingerprints (fsync per group
+// commit) and merged them peaks at 345 to 354 MB resident (four runs):
+// about 290 MB of file pages (the tables, old and new parts, plus the
+// delta's and id records' pages that the commits read and the kernel's
+// fault-around maps with their cached neighbours) and up to 52 MB of
+// anonymous memory (the delta's mirror, 16 bytes per table per entry, at
+// most about 2 x N/64 entries, and the Go heap's headroom). It peaked at
+// 550 to 570 MB before merge steps dropped the pages of the blocks they
+// replace (the whole tables, copy-on-write) and before merges kept blocks
+// full. All file pages are clean and the kernel takes them back under
+// memory pressure. At 100M: 2.4 GB resident warm.
 //
 // Durable Seen (fsync per commit), with the merger running: from 1,024
 // concurrent callers 46,000 to 48,900 per second on an index growing from
