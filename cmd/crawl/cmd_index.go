@@ -143,11 +143,17 @@ type pairJSON struct {
 }
 
 // runIndexJoin reports every (batch, stored) pair within k: the batch's
-// tables are built in memory and the stored fingerprints streamed through
-// them in partitions, one worker per CPU. Output is in stored order.
+// tables are built in memory. When the stored set is an index (an index
+// file or a data directory's) with the same layout, each table is joined
+// with the index's table by one sorted merge (BoltIndex.JoinTx, one
+// goroutine): output is table by table, in each by the stored entry's
+// permuted value. Otherwise the stored fingerprints are streamed through
+// the tables in partitions, one worker per CPU: output is in stored order.
 func (m *Main) runIndexJoin(ctx context.Context, args []string) (err error) {
 	fset := m.indexFlagSet("join", "--batch FILE|INDEX|DATA --stored FILE|INDEX|DATA [--k N] [--layout NAME] [--json]",
-		"print every (batch id, stored id, distance) within k: tables over the batch, the stored set streamed through them")
+		"print every (batch id, stored id, distance) within k: tables over the batch, the stored set streamed through them\n"+
+			"(pairs in stored order), or, when --stored is an index with this layout, merged with the index's tables\n"+
+			"(pairs table by table, not in stored order)")
 	batchPath := fset.String("batch", "", "fingerprint file, index file (from index build) or data directory of the batch (required)")
 	storedPath := fset.String("stored", "", "fingerprint file, index file (from index build) or data directory of the stored set (required)")
 	k := fset.Int("k", 3, "report pairs within k bits")
@@ -176,22 +182,11 @@ func (m *Main) runIndexJoin(ctx context.Context, args []string) (err error) {
 		return fmt.Errorf("index join: %w", err)
 	}
 
-	workers := runtime.GOMAXPROCS(0)
-	parts, counted, closeParts, err := storedPartitions(ctx, *storedPath, 4*workers)
-	if err != nil {
-		return fmt.Errorf("index join: stored: %w", err)
-	}
-	defer func() {
-		if cerr := closeParts(); err == nil && cerr != nil {
-			err = fmt.Errorf("index join: %w", cerr)
-		}
-	}()
-
 	bw := bufio.NewWriterSize(m.Stdout, 1<<16)
 	enc := json.NewEncoder(bw)
 	var line []byte
 	n := 0
-	err = contentseen.JoinPartitions(ctx, j, parts, workers, func(p contentseen.Pair) error {
+	emit := func(p contentseen.Pair) error {
 		n++
 		if *asJSON {
 			return enc.Encode(pairJSON{BatchID: p.BatchID, StoredID: p.StoredID, Distance: p.Distance})
@@ -204,16 +199,109 @@ func (m *Main) runIndexJoin(ctx context.Context, args []string) (err error) {
 		line = append(line, '\n')
 		_, err := bw.Write(line)
 		return err
-	})
+	}
+
+	how := "streamed"
+	counted, merged, err := joinStoredIndex(ctx, *storedPath, j, emit)
+	if err == nil && merged {
+		how = "merged with the stored index's tables"
+	}
+	if err == nil && !merged {
+		counted, err = joinStoredStream(ctx, *storedPath, j, emit)
+	}
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
 	}
 	if err != nil {
 		return fmt.Errorf("index join: %w", err)
 	}
-	fmt.Fprintf(m.Stderr, "%d pair%s within %d bits: %d batch × %d stored fingerprints\n",
-		n, plural(n), *k, len(batch.fps), counted())
+	fmt.Fprintf(m.Stderr, "%d pair%s within %d bits: %d batch × %d stored fingerprints (%s)\n",
+		n, plural(n), *k, len(batch.fps), counted, how)
 	return nil
+}
+
+// joinStoredStream streams the stored input through j in partitions, one
+// worker per CPU, and returns how many stored fingerprints it read.
+func joinStoredStream(ctx context.Context, path string, j *contentseen.Joiner, emit func(contentseen.Pair) error) (counted int, err error) {
+	workers := runtime.GOMAXPROCS(0)
+	parts, count, closeParts, err := storedPartitions(ctx, path, 4*workers)
+	if err != nil {
+		return 0, fmt.Errorf("stored: %w", err)
+	}
+	defer func() {
+		if cerr := closeParts(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	if err := contentseen.JoinPartitions(ctx, j, parts, workers, emit); err != nil {
+		return 0, err
+	}
+	return count(), nil
+}
+
+// joinStoredIndex joins j with the index kept at path (an index file, or
+// a data directory's) if it has j's layout, in one read transaction, and
+// returns the number of fingerprints the index records; merged is false,
+// and nothing is emitted, when path holds no such index (a fingerprint
+// file, another layout, an index in an older format, or an empty one: a
+// crawl with ContentSeen off stores pages without indexing them).
+//
+// A data directory's index records the pages stored in full while
+// ContentSeen was on, one id per distinct fingerprint, which are the
+// stored pages the streamed path reads unless the crawl ran with
+// ContentSeen off for a while or stored exact duplicates.
+func joinStoredIndex(ctx context.Context, path string, j *contentseen.Joiner, emit func(contentseen.Pair) error) (counted int, merged bool, err error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, false, fmt.Errorf("stored: %w", err)
+	}
+	var db *bolt.DB
+	switch {
+	case st.IsDir():
+		d, err := crawler.OpenData(path, 0)
+		if err != nil {
+			return 0, false, fmt.Errorf("stored: %w", err)
+		}
+		db = d.DB
+	case isBoltFile(path):
+		if db, err = bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second}); err != nil {
+			return 0, false, fmt.Errorf("stored: open index file %s: %w", path, err)
+		}
+	default:
+		return 0, false, nil
+	}
+	defer func() {
+		if cerr := db.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("stored: %w", cerr)
+		}
+	}()
+	var layout, scheme string
+	var ok, current bool
+	err = db.View(func(tx *bolt.Tx) error {
+		layout, scheme, ok = contentseen.ReadBoltMeta(tx, "")
+		_, current = contentseen.BoltFormatTx(tx, "")
+		return nil
+	})
+	if err != nil || !ok || !current || layout != j.Layout().Name() {
+		return 0, false, err
+	}
+	x, err := contentseen.NewBoltIndex(db, contentseen.BoltOptions{Layout: j.Layout(), Scheme: scheme})
+	if err != nil {
+		return 0, false, fmt.Errorf("stored: %w", err)
+	}
+	defer func() {
+		if cerr := x.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("stored: %w", cerr)
+		}
+	}()
+	err = db.View(func(tx *bolt.Tx) error {
+		if counted = x.LenTx(tx); counted == 0 {
+			return nil
+		}
+		merged = true
+		return x.JoinTx(ctx, tx, j, emit)
+	})
+	return counted, merged, err
 }
 
 // fingerprints is an input read whole, with what its source records about

@@ -215,9 +215,13 @@ func TestIndexBuildAndJoinFromData(t *testing.T) {
 
 	// Joining the stored pages against themselves finds each at distance 0.
 	batchPath := writeFile(t, dir, "batch.txt", batch.String())
-	got, _, err := run(t, "", "index", "join", "--batch", batchPath, "--stored", data, "--k", "0")
+	got, errOut, err := run(t, "", "index", "join", "--batch", batchPath, "--stored", data, "--k", "0")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The data directory's index has the join's layout: merged with it.
+	if !strings.Contains(errOut, "merged with the stored index's tables") {
+		t.Errorf("summary %q: not joined with the data directory's index", errOut)
 	}
 	for _, p := range pages {
 		if !strings.Contains(got, fmt.Sprintf("%d %d 0\n", 100+p.id, p.id)) {
@@ -368,22 +372,31 @@ func TestIndexJoinStoredIndexFile(t *testing.T) {
 	if _, errOut, err := run(t, "", "index", "build", "--from", storedPath, "--out", idx); err != nil {
 		t.Fatalf("index build: %v\n%s", err, errOut)
 	}
-	join := func(batch, stored string) []string {
+	join := func(batch, stored, layout, how string) []string {
 		t.Helper()
-		out, errOut, err := run(t, "", "index", "join", "--batch", batch, "--stored", stored, "--k", "3")
+		out, errOut, err := run(t, "", "index", "join", "--batch", batch, "--stored", stored, "--k", "3", "--layout", layout)
 		if err != nil {
 			t.Fatalf("index join --batch %s --stored %s: %v\n%s", batch, stored, err, errOut)
+		}
+		if want := fmt.Sprintf("stored fingerprints (%s)", how); !strings.Contains(errOut, want) {
+			t.Errorf("index join --batch %s --stored %s --layout %s: summary %q lacks %q", batch, stored, layout, errOut, want)
 		}
 		lines := strings.Split(strings.TrimSpace(out), "\n")
 		slices.Sort(lines)
 		return lines
 	}
-	want := join(batchPath, storedPath)
+	const streamed, merged = "streamed", "merged with the stored index's tables"
+	want := join(batchPath, storedPath, "4x16", streamed)
 	if len(want) < 50 {
 		t.Fatalf("only %d pairs: planting is broken", len(want))
 	}
-	if got := join(batchPath, idx); !slices.Equal(got, want) {
+	// The index's own layout: a merge with its tables (JoinTx).
+	if got := join(batchPath, idx, "4x16", merged); !slices.Equal(got, want) {
 		t.Errorf("--stored index file: %d pairs, from the fingerprint file %d\n got %q\nwant %q", len(got), len(want), got, want)
+	}
+	// Another layout: its fingerprints streamed.
+	if got := join(batchPath, idx, "10x28", streamed); !slices.Equal(got, want) {
+		t.Errorf("--stored index file, --layout 10x28: %d pairs, from the fingerprint file %d", len(got), len(want))
 	}
 	// The index as the batch: the same pairs, sides swapped.
 	var swapped []string
@@ -392,7 +405,7 @@ func TestIndexJoinStoredIndexFile(t *testing.T) {
 		swapped = append(swapped, f[1]+" "+f[0]+" "+f[2])
 	}
 	slices.Sort(swapped)
-	if got := join(idx, batchPath); !slices.Equal(got, swapped) {
+	if got := join(idx, batchPath, "4x16", streamed); !slices.Equal(got, swapped) {
 		t.Errorf("--batch index file: %d pairs, want %d", len(got), len(swapped))
 	}
 }
