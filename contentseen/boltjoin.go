@@ -1,11 +1,12 @@
 package contentseen
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -24,10 +25,12 @@ import (
 // fingerprints still in the delta (not yet merged into the blocks) go
 // through Joiner.probe.
 //
-// The work is a map over units (table, range of the batch's prefixes),
-// each depending only on the transaction's snapshot and the Joiner, and a
-// merge that concatenates their pairs in unit order. JoinTx runs the units
-// in order on the caller's goroutine.
+// The work is a map over units (table, range of the batch's prefixes; and
+// the delta), each depending only on the snapshot it reads and the
+// Joiner, and a merge that concatenates their pairs in unit order. JoinTx
+// runs the units in order on the caller's goroutine; JoinUnits and
+// JoinUnitTx let a caller run them on several goroutines (or machines
+// holding a copy of the index) and merge.
 
 // joinUnitEntries is about how many batch entries of one table a unit
 // covers (it ends at a prefix boundary). Units bound the pairs held
@@ -59,95 +62,119 @@ const joinStepBlocks = 8
 // of them once the batch has more prefixes than the table has restart
 // intervals, 1 per 128 stored entries) plus a comparison per (stored,
 // batch) pair sharing a prefix; a seek per run of skipped blocks; a
-// lookup in table 0 for each pair reported by another table. Memory: 8
-// bytes per batch entry for one table's permuted values, and the pairs of
-// one unit. An error from emit stops the join and is returned as is; ctx
-// is checked between units.
+// lookup in table 0 for each pair reported by another table (in table 0's
+// order, one pass per unit). Memory: 8 bytes per batch entry of one unit
+// (at most about 64Ki entries) for their permuted values, and the unit's
+// pairs. An error from emit stops the join and is returned as is; ctx is
+// checked between units.
 func (x *BoltIndex) JoinTx(ctx context.Context, tx *bolt.Tx, j *Joiner, emit func(Pair) error) error {
-	if j.layout.Name() != x.layout.Name() {
-		return fmt.Errorf("contentseen: join index: batch layout %s, index layout %s", j.layout.Name(), x.layout.Name())
-	}
-	if j.k > x.layout.K() { // NewJoiner checks this; a guard for the merge's completeness
-		return fmt.Errorf("contentseen: join index: k = %d, layout %s finds every match only for k in 0..%d", j.k, x.layout.Name(), x.layout.K())
-	}
-	top, err := x.top(tx)
+	us, err := x.JoinUnits(j)
 	if err != nil {
 		return err
 	}
-	tables := top.Bucket(tablesBucket)
-	if tables == nil {
-		return fmt.Errorf("contentseen: bucket %q/%q missing", x.bucket, tablesBucket)
-	}
-	var pb []uint64
 	var out []Pair
-	for t := range j.tables {
-		pb = j.permuted(t, pb)
-		for _, u := range joinUnits(pb, x.layout.PrefixBits(t), joinUnitEntries) {
-			if err := ctx.Err(); err != nil {
+	for _, u := range us {
+		if out, err = x.JoinUnitTx(ctx, tx, j, u, out[:0]); err != nil {
+			return err
+		}
+		for _, p := range out {
+			if err := emit(p); err != nil {
 				return err
 			}
-			out, err = x.joinRange(tables, j, t, pb, u[0], u[1], out[:0])
-			if err != nil {
-				return fmt.Errorf("contentseen: join index: table %d: %w", t, err)
-			}
-			for _, p := range out {
-				if err := emit(p); err != nil {
-					return err
-				}
-			}
 		}
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	// The delta in tx's own snapshot rather than the mirror in memory: it
-	// is read whole anyway, it is exact for any transaction (a writer's
-	// own entries, a reader older than the last merge), and it needs no
-	// lock while the join runs.
-	err = x.joinDelta(tables, top.Bucket(deltaBucket), j, emit)
-	if ee := (errJoinEmit{}); errors.As(err, &ee) {
-		return ee.err
-	}
-	if err != nil {
-		return fmt.Errorf("contentseen: join index: delta: %w", err)
 	}
 	return nil
 }
 
-// permuted returns, in pb's storage, the permuted values of table t's
-// batch entries, in the table's order (by prefix, then batch index).
-func (j *Joiner) permuted(t int, pb []uint64) []uint64 {
-	jt := &j.tables[t]
-	pb = append(pb[:0], make([]uint64, len(jt.fps))...)
-	for i, fp := range jt.fps {
-		pb[i] = j.layout.Permute(t, fp)
+// JoinUnit is one unit of work of a join against an index: the Joiner's
+// table Table, its batch entries From..To-1 in the table's order (whole
+// prefix groups), against the index's table Table; or, with Table -1,
+// every batch entry against the index's delta.
+type JoinUnit struct{ Table, From, To int }
+
+// JoinUnits cuts the join of j against x into units, each depending only
+// on the snapshot it runs in and on j: JoinTx's output is their pairs
+// (JoinUnitTx) concatenated in this order. Units can run on several
+// goroutines, each in its own read transaction, when nothing can write
+// the index meanwhile (a database opened read-only), so that they all see
+// one snapshot. It fails if j's layout is not the index's.
+func (x *BoltIndex) JoinUnits(j *Joiner) ([]JoinUnit, error) {
+	if j.layout.Name() != x.layout.Name() {
+		return nil, fmt.Errorf("contentseen: join index: batch layout %s, index layout %s", j.layout.Name(), x.layout.Name())
 	}
-	return pb
+	if j.k > x.layout.K() { // NewJoiner checks this; a guard for the merge's completeness
+		return nil, fmt.Errorf("contentseen: join index: k = %d, layout %s finds every match only for k in 0..%d", j.k, x.layout.Name(), x.layout.K())
+	}
+	var us []JoinUnit
+	for t := range j.tables {
+		jt := &j.tables[t]
+		for s := 0; s < len(jt.fps); {
+			e := min(s+joinUnitEntries, len(jt.fps))
+			for e < len(jt.fps) && jt.prefixOf(jt.fps[e]) == jt.prefixOf(jt.fps[e-1]) {
+				e++
+			}
+			us = append(us, JoinUnit{Table: t, From: s, To: e})
+			s = e
+		}
+	}
+	return append(us, JoinUnit{Table: -1}), nil
 }
 
-// joinUnits cuts the sorted permuted values pb (prefixes of p bits) into
-// ranges [s, e) of about n entries, each ending at a prefix boundary, so
-// that a unit is a range of prefixes.
-func joinUnits(pb []uint64, p, n int) [][2]int {
-	low := widthMask(64 - p)
-	var us [][2]int
-	for s := 0; s < len(pb); {
-		e := min(s+n, len(pb))
-		for e < len(pb) && pb[e]&^low == pb[e-1]&^low {
-			e++
-		}
-		us = append(us, [2]int{s, e})
-		s = e
+// JoinUnitTx runs unit u of the join of j against x (from JoinUnits) in
+// tx and appends its pairs to out, in the order JoinTx documents. It is
+// safe for concurrent use with other units in other transactions.
+func (x *BoltIndex) JoinUnitTx(ctx context.Context, tx *bolt.Tx, j *Joiner, u JoinUnit, out []Pair) ([]Pair, error) {
+	if j.layout.Name() != x.layout.Name() {
+		return out, fmt.Errorf("contentseen: join index: batch layout %s, index layout %s", j.layout.Name(), x.layout.Name())
 	}
-	return us
+	if u.Table < -1 || u.Table >= len(j.tables) || u.Table >= 0 && (u.From < 0 || u.From > u.To || u.To > len(j.tables[u.Table].fps)) {
+		return out, fmt.Errorf("contentseen: join index: bad unit %+v", u)
+	}
+	if err := ctx.Err(); err != nil {
+		return out, err
+	}
+	top, err := x.top(tx)
+	if err != nil {
+		return out, err
+	}
+	tables := top.Bucket(tablesBucket)
+	if tables == nil {
+		return out, fmt.Errorf("contentseen: bucket %q/%q missing", x.bucket, tablesBucket)
+	}
+	if u.Table == -1 {
+		// The delta in tx's own snapshot rather than the mirror in
+		// memory: it is read whole anyway, it is exact for any
+		// transaction (a writer's own entries, a reader older than the
+		// last merge), and it needs no lock while the join runs.
+		if out, err = x.joinDelta(tables, top.Bucket(deltaBucket), j, out); err != nil {
+			return out, fmt.Errorf("contentseen: join index: delta: %w", err)
+		}
+		return out, nil
+	}
+	t := u.Table
+	pb := make([]uint64, u.To-u.From)
+	for i, fp := range j.tables[t].fps[u.From:u.To] {
+		pb[i] = x.layout.Permute(t, fp)
+	}
+	if out, err = x.joinRange(tables, j, t, pb, u.From, u.To, out); err != nil {
+		return out, fmt.Errorf("contentseen: join index: table %d: %w", t, err)
+	}
+	return out, nil
 }
 
 // joinRange is the map step of one unit: table t of the index against the
 // batch entries s..e-1 of the Joiner's table t (whole prefix groups), pb
-// their permuted values. It appends the unit's pairs to out, in the order
-// JoinTx documents.
-func (x *BoltIndex) joinRange(tables *bolt.Bucket, j *Joiner, t int, pb []uint64, s, e int, out []Pair) ([]Pair, error) {
-	jt := &j.tables[t]
+// their permuted values (pb[0] is entry s's). It appends the unit's pairs
+// to out, in the order JoinTx documents.
+func (x *BoltIndex) joinRange(tables *bolt.Bucket, j *Joiner, t int, pb []uint64, s, e int, out []Pair) (_ []Pair, err error) {
+	// Pairs of tables after 0 take their ids from table 0: looked up
+	// together at the end, in table 0's order, by one pass of a cursor.
+	var pend []pendingID
+	defer func() {
+		if err == nil && len(pend) > 0 {
+			err = x.resolveIDs(tables, pend, out)
+		}
+	}()
 	low := widthMask(64 - x.layout.PrefixBits(t))
 	k := j.k
 	c := tables.Cursor()
@@ -158,7 +185,6 @@ func (x *BoltIndex) joinRange(tables *bolt.Bucket, j *Joiner, t int, pb []uint64
 		i      int    // index in b of cur
 		cur    uint64 // the entry being compared
 		r      bitReader
-		err    error
 	)
 	// next returns the block after the cursor's if it is in table t.
 	next := func() ([]byte, []byte) {
@@ -169,13 +195,13 @@ func (x *BoltIndex) joinRange(tables *bolt.Bucket, j *Joiner, t int, pb []uint64
 		return k, v
 	}
 	for g := s; g < e; {
-		lo := pb[g] &^ low
+		lo := pb[g-s] &^ low
 		hi := lo | low
 		ge := g + 1
-		for ge < e && pb[ge]&^low == lo {
+		for ge < e && pb[ge-s]&^low == lo {
 			ge++
 		}
-		group := pb[g:ge]
+		group := pb[g-s : ge-s]
 
 		// Position cur at or before the first entry >= lo, skipping what
 		// cannot hold it.
@@ -208,29 +234,27 @@ func (x *BoltIndex) joinRange(tables *bolt.Bucket, j *Joiner, t int, pb []uint64
 		buf, pos, acc, nb := r.b, r.pos, r.acc, r.n
 		for cur <= hi {
 			if cur >= lo {
-				for gi, q := range group {
-					d := bits.OnesCount64(cur ^ q)
-					if d > k {
+				// Four candidates at a time: one branch per four when none
+				// is within k (the batch's prefix groups hold |B|/2^p
+				// entries, about 15 for a 1M batch with 16-bit prefixes).
+				gi := 0
+				for ; gi+4 <= len(group); gi += 4 {
+					q := group[gi : gi+4 : gi+4]
+					d0, d1 := bits.OnesCount64(cur^q[0]), bits.OnesCount64(cur^q[1])
+					d2, d3 := bits.OnesCount64(cur^q[2]), bits.OnesCount64(cur^q[3])
+					if min(d0, d1, d2, d3) > k {
 						continue
 					}
-					// Rare: a pair within k.
-					f := x.layout.Unpermute(t, cur)
-					bf := jt.fps[g+gi]
-					if j.earlierAgree(t, bf, f) {
-						continue
-					}
-					var id uint64
-					if t == 0 {
-						id = b.id(i)
-					} else {
-						var ok bool
-						if id, ok, err = x.lookupID(tables, f); err != nil {
-							return out, err
-						} else if !ok {
-							return out, fmt.Errorf("holds %v, table 0 does not", f)
+					for n, d := range [4]int{d0, d1, d2, d3} {
+						if d <= k {
+							out, pend = x.joinPair(j, t, &b, i, cur, g+gi+n, d, out, pend)
 						}
 					}
-					out = append(out, Pair{BatchID: j.ids[jt.bis[g+gi]], StoredID: id, Distance: d})
+				}
+				for ; gi < len(group); gi++ {
+					if d := bits.OnesCount64(cur ^ group[gi]); d <= k {
+						out, pend = x.joinPair(j, t, &b, i, cur, g+gi, d, out, pend)
+					}
 				}
 			}
 			i++
@@ -287,6 +311,83 @@ func (x *BoltIndex) joinRange(tables *bolt.Bucket, j *Joiner, t int, pb []uint64
 	return out, nil
 }
 
+// joinPair appends the pair of stored entry i of b (permuted value e, in
+// table t) and the batch entry at position bi of the Joiner's table t, d
+// bits apart, unless an earlier table reports it. Outside table 0 the
+// pair's stored id is left for resolveIDs, noted in pend.
+func (x *BoltIndex) joinPair(j *Joiner, t int, b *block, i int, e uint64, bi, d int, out []Pair, pend []pendingID) ([]Pair, []pendingID) {
+	jt := &j.tables[t]
+	f := x.layout.Unpermute(t, e)
+	if j.earlierAgree(t, jt.fps[bi], f) {
+		return out, pend
+	}
+	var id uint64
+	if t == 0 {
+		id = b.id(i)
+	} else {
+		pend = append(pend, pendingID{p: x.layout.Permute(0, f), at: len(out)})
+	}
+	return append(out, Pair{BatchID: j.ids[jt.bis[bi]], StoredID: id, Distance: d}), pend
+}
+
+// pendingID is a pair whose stored id is still to be read from table 0:
+// the stored fingerprint permuted for table 0, and the pair's index.
+type pendingID struct {
+	p  uint64
+	at int
+}
+
+// resolveIDs sets the stored id of each pending pair in out from table 0,
+// visiting the lookups in table 0's order: the cursor steps forward (or
+// seeks) and decoding starts at the restart point before each.
+func (x *BoltIndex) resolveIDs(tables *bolt.Bucket, pend []pendingID, out []Pair) error {
+	slices.SortFunc(pend, func(a, b pendingID) int { return cmp.Compare(a.p, b.p) })
+	c := tables.Cursor()
+	next := func() ([]byte, []byte) {
+		k, v := c.Next()
+		if len(k) != 9 || k[0] != 0 {
+			return nil, nil
+		}
+		return k, v
+	}
+	var (
+		b      block
+		loaded bool
+		nk, nv []byte
+		err    error
+	)
+	for _, q := range pend {
+		if !loaded || nk != nil && binary.BigEndian.Uint64(nk[1:]) <= q.p {
+			var key, v []byte
+			for step := 0; loaded && step < joinStepBlocks && nk != nil && binary.BigEndian.Uint64(nk[1:]) <= q.p; step++ {
+				key, v = nk, nv
+				nk, nv = next()
+			}
+			if !loaded || nk != nil && binary.BigEndian.Uint64(nk[1:]) <= q.p {
+				if key, v = seekBlock(c, 0, q.p); key == nil {
+					return fmt.Errorf("holds %v, table 0 is empty", x.layout.Unpermute(0, q.p))
+				}
+				nk, nv = next()
+			}
+			if b, err = x.parseBlock(0, key, v); err != nil {
+				return fmt.Errorf("table 0 block %x: %w", key[1:], err)
+			}
+			loaded = true
+		}
+		i, e, r := b.seek(q.p)
+		it := blockIter{r: r, code: b.code, cur: e, i: i + 1, n: b.n}
+		for e < q.p && it.i < it.n {
+			e = it.next()
+			i++
+		}
+		if e != q.p {
+			return fmt.Errorf("holds %v, table 0 does not", x.layout.Unpermute(0, q.p))
+		}
+		out[q.at].StoredID = b.id(i)
+	}
+	return nil
+}
+
 // seekFrom is seek for a decoder already at entry i (value cur, reader r
 // after it) of b: it jumps to the last restart point at or below lo if
 // that is after i, else keeps the position. Restart points at or before i
@@ -306,18 +407,18 @@ func (b *block) seekFrom(lo uint64, i int, cur uint64, r bitReader) (int, uint64
 }
 
 // joinDelta probes j with every entry of the delta bucket (in sequence
-// order) and emits its pairs, except those the blocks reported: an entry
+// order) and appends its pairs to out, except those the blocks reported: an entry
 // a merge has already written into the blocks of the table that reports
 // the pair (a snapshot taken during a merge holds an entry both in the
 // delta and in the tables merged so far).
-func (x *BoltIndex) joinDelta(tables, delta *bolt.Bucket, j *Joiner, emit func(Pair) error) error {
+func (x *BoltIndex) joinDelta(tables, delta *bolt.Bucket, j *Joiner, out []Pair) ([]Pair, error) {
 	if delta == nil {
-		return fmt.Errorf("bucket %q/%q missing", x.bucket, deltaBucket)
+		return out, fmt.Errorf("bucket %q/%q missing", x.bucket, deltaBucket)
 	}
 	c := delta.Cursor()
 	for key, v := c.First(); key != nil; key, v = c.Next() {
 		if len(key) != 8 || len(v) != 16 {
-			return fmt.Errorf("corrupt delta entry %x", key)
+			return out, fmt.Errorf("corrupt delta entry %x", key)
 		}
 		f := Fingerprint(binary.BigEndian.Uint64(v))
 		id := binary.BigEndian.Uint64(v[8:])
@@ -336,42 +437,22 @@ func (x *BoltIndex) joinDelta(tables, delta *bolt.Bucket, j *Joiner, emit func(P
 				}
 				in, err := x.inTable(tables, t, x.layout.Permute(t, f))
 				if err != nil {
-					return err
+					return out, err
 				}
 				if in {
 					continue
 				}
-				if err := emit(Pair{BatchID: j.ids[jt.bis[int(lo)+n]], StoredID: id, Distance: d}); err != nil {
-					return errJoinEmit{err}
-				}
+				out = append(out, Pair{BatchID: j.ids[jt.bis[int(lo)+n]], StoredID: id, Distance: d})
 			}
 		}
 	}
-	return nil
+	return out, nil
 }
-
-// errJoinEmit carries emit's error through joinDelta's wrapping, so that
-// JoinTx returns it as is.
-type errJoinEmit struct{ err error }
-
-func (e errJoinEmit) Error() string { return e.err.Error() }
-func (e errJoinEmit) Unwrap() error { return e.err }
 
 // inTable reports whether table t's blocks hold permuted value p.
 func (x *BoltIndex) inTable(tables *bolt.Bucket, t int, p uint64) (bool, error) {
 	_, _, ok, err := x.findEntry(tables, t, p)
 	return ok, err
-}
-
-// lookupID is lookupBlocks decoding from the restart point before fp
-// instead of from the block's start: a pair found by a table after 0
-// takes its id from table 0.
-func (x *BoltIndex) lookupID(tables *bolt.Bucket, fp Fingerprint) (uint64, bool, error) {
-	b, i, ok, err := x.findEntry(tables, 0, x.layout.Permute(0, fp))
-	if !ok || err != nil {
-		return 0, false, err
-	}
-	return b.id(i), true, nil
 }
 
 // findEntry finds permuted value p in table t's blocks: its block and

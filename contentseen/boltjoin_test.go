@@ -363,3 +363,74 @@ func TestJoinIndexErrors(t *testing.T) {
 		t.Errorf("empty batch: %d pairs", len(got))
 	}
 }
+
+// Units from JoinUnits cover every table's batch entries in order, end at
+// prefix boundaries, and their pairs, each unit run in its own read
+// transaction on its own goroutine, concatenated in unit order, are
+// JoinTx's output.
+func TestJoinIndexUnits(t *testing.T) {
+	l := DefaultLayout()
+	r := rand.New(rand.NewPCG(testSeed(t), 5))
+	// A batch of more than two units per table.
+	batch, bfps, stored, sfps := joinIndexInput(r, 20000, 2*joinUnitEntries+5000, 3)
+	x := openJoinIndex(t, l, maxBlock, stored, sfps, len(sfps)*3/4)
+	j, err := NewJoiner(l, 3, batch, bfps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	us, err := x.JoinUnits(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := 0
+	for i, u := range us {
+		if u.Table == -1 {
+			if i != len(us)-1 {
+				t.Fatalf("unit %d is the delta, not last of %d", i, len(us))
+			}
+			continue
+		}
+		jt := &j.tables[u.Table]
+		if u.From != next%len(jt.fps) || u.To <= u.From {
+			t.Fatalf("unit %d = %+v after entry %d", i, u, next)
+		}
+		if u.To < len(jt.fps) && jt.prefixOf(jt.fps[u.To]) == jt.prefixOf(jt.fps[u.To-1]) {
+			t.Fatalf("unit %d = %+v splits a prefix group", i, u)
+		}
+		next = u.To
+	}
+	if len(us) < 3*l.Tables()+1 {
+		t.Fatalf("%d units, want at least 3 per table and the delta", len(us))
+	}
+
+	want := joinIndex(t, x, j)
+	parts := make([][]Pair, len(us))
+	errs := make(chan error, len(us))
+	for i, u := range us {
+		go func() {
+			errs <- x.db.View(func(tx *bolt.Tx) error {
+				var err error
+				parts[i], err = x.JoinUnitTx(context.Background(), tx, j, u, nil)
+				return err
+			})
+		}()
+	}
+	for range us {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := slices.Concat(parts...); !slices.Equal(got, want) {
+		t.Errorf("units concatenated: %d pairs, JoinTx %d, or another order", len(got), len(want))
+	}
+	if len(want) < 500 {
+		t.Errorf("only %d pairs", len(want))
+	}
+	err = x.db.View(func(tx *bolt.Tx) error {
+		_, err := x.JoinUnitTx(context.Background(), tx, j, JoinUnit{Table: 0, From: 5, To: 1}, nil)
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "bad unit") {
+		t.Errorf("bad unit: %v", err)
+	}
+}
