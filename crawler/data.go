@@ -70,8 +70,8 @@ func putK(tx *bolt.Tx, k int) error {
 	return b.Put(kKey, []byte(strconv.Itoa(k)))
 }
 
-// K returns the k of the last crawl on the data directory; ok is false when
-// none recorded one.
+// K returns the k of the last crawl or dedup run on the data directory;
+// ok is false when none recorded one.
 func (d *Data) K() (k int, ok bool, err error) {
 	err = d.DB.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(crawlBucket)

@@ -85,7 +85,7 @@ func (m *Main) runStats(ctx context.Context, args []string) (err error) {
 	if k, ok, err := data.K(); err != nil {
 		return fmt.Errorf("stats: %w", err)
 	} else if ok {
-		s.K, s.KSource = k, "the last crawl"
+		s.K, s.KSource = k, "the last crawl or dedup run"
 	}
 	bw := bufio.NewWriter(m.Stdout)
 	if *asJSON {
