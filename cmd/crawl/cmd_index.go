@@ -13,6 +13,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -145,9 +146,9 @@ type pairJSON struct {
 // runIndexJoin reports every (batch, stored) pair within k: the batch's
 // tables are built in memory. When the stored set is an index (an index
 // file or a data directory's) with the same layout, each table is joined
-// with the index's table by one sorted merge (BoltIndex.JoinTx, one
-// goroutine): output is table by table, in each by the stored entry's
-// permuted value. Otherwise the stored fingerprints are streamed through
+// with the index's table by one sorted merge (BoltIndex.JoinUnits, units
+// on one worker per CPU): output is table by table, in each by the stored
+// entry's permuted value. Otherwise the stored fingerprints are streamed through
 // the tables in partitions, one worker per CPU: output is in stored order.
 func (m *Main) runIndexJoin(ctx context.Context, args []string) (err error) {
 	fset := m.indexFlagSet("join", "--batch FILE|INDEX|DATA --stored FILE|INDEX|DATA [--k N] [--layout NAME] [--json]",
@@ -240,11 +241,13 @@ func joinStoredStream(ctx context.Context, path string, j *contentseen.Joiner, e
 }
 
 // joinStoredIndex joins j with the index kept at path (an index file, or
-// a data directory's) if it has j's layout, in one read transaction, and
-// returns the number of fingerprints the index records; merged is false,
-// and nothing is emitted, when path holds no such index (a fingerprint
-// file, another layout, an index in an older format, or an empty one: a
-// crawl with ContentSeen off stores pages without indexing them).
+// a data directory's) if it has j's layout, and returns the number of
+// fingerprints the index records. The join's units run on one worker per
+// CPU, each in its own read transaction, and their pairs are emitted in
+// unit order (JoinTx's order). merged is false, and nothing is emitted,
+// when path holds no such index (a fingerprint file, another layout, an
+// index in an older format, or an empty one: a crawl with ContentSeen off
+// stores pages without indexing them).
 //
 // A data directory's index records the pages stored in full while
 // ContentSeen was on, one id per distinct fingerprint, which are the
@@ -294,14 +297,81 @@ func joinStoredIndex(ctx context.Context, path string, j *contentseen.Joiner, em
 			err = fmt.Errorf("stored: %w", cerr)
 		}
 	}()
-	err = db.View(func(tx *bolt.Tx) error {
-		if counted = x.LenTx(tx); counted == 0 {
-			return nil
+	if err := db.View(func(tx *bolt.Tx) error { counted = x.LenTx(tx); return nil }); err != nil || counted == 0 {
+		return 0, false, err
+	}
+	us, err := x.JoinUnits(j)
+	if err != nil {
+		return 0, false, err
+	}
+	// The database is open read-only, so no writer can change the index
+	// between the units' transactions: they all read one snapshot.
+	err = mapMerge(ctx, len(us), runtime.GOMAXPROCS(0), func(i int) (ps []contentseen.Pair, err error) {
+		err = db.View(func(tx *bolt.Tx) error {
+			ps, err = x.JoinUnitTx(ctx, tx, j, us[i], nil)
+			return err
+		})
+		return ps, err
+	}, emit)
+	return counted, true, err
+}
+
+// mapMerge runs work(0..n-1) on up to workers goroutines and emits each
+// one's pairs in order of i, as soon as those before it are emitted; the
+// first error stops the rest and is returned.
+func mapMerge(ctx context.Context, n, workers int, work func(i int) ([]contentseen.Pair, error), emit func(contentseen.Pair) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		pairs []contentseen.Pair
+		err   error
+	}
+	done := make([]chan result, n)
+	for i := range done {
+		done[i] = make(chan result, 1)
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(workers, n)) {
+		wg.Go(func() {
+			for i := range next {
+				ps, err := work(i)
+				done[i] <- result{ps, err}
+			}
+		})
+	}
+	wg.Go(func() {
+		defer close(next)
+		for i := range n {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
 		}
-		merged = true
-		return x.JoinTx(ctx, tx, j, emit)
 	})
-	return counted, merged, err
+	err := func() error {
+		for i := range n {
+			var r result
+			select {
+			case r = <-done[i]:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			if r.err != nil {
+				return r.err
+			}
+			for _, p := range r.pairs {
+				if err := emit(p); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}()
+	cancel()
+	wg.Wait()
+	return err
 }
 
 // fingerprints is an input read whole, with what its source records about
