@@ -22,8 +22,8 @@ import (
 // that prefix by XOR and popcount on permuted values. Nothing is read at
 // random: blocks and restart intervals holding no prefix of the batch are
 // skipped, and the rest is one sequential decode per table. Stored
-// fingerprints still in the delta (not yet merged into the blocks) go
-// through Joiner.probe.
+// fingerprints still in the delta (not yet merged into the blocks) probe
+// the Joiner's tables one by one, as JoinPartitions does.
 //
 // The work is a map over units (table, range of the batch's prefixes; and
 // the delta), each depending only on the snapshot it reads and the
