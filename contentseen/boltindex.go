@@ -59,9 +59,10 @@ type BoltOptions struct {
 //
 // Cost on disk: per table about 64 - log2(N) + 2 bits per fingerprint
 // (plus the id's bytes in table 0), in blocks filled full by AddBatch and
-// about three quarters full after merges, plus about 32 bytes per id in
+// by merges, plus about 32 bytes per id in
 // fps (see the package doc for measured figures). Memory: the delta's
-// mirror, 16 bytes per table per entry, at most about 2 × N/64 entries.
+// mirror, 8 bytes per table per entry and 8 for its id, at most about
+// 2 × N/64 entries.
 //
 // BoltIndex is safe for concurrent use. Do not call Seen, Add or AddBatch
 // while holding a write transaction of the same DB: they wait for it.

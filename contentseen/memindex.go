@@ -11,12 +11,15 @@ import (
 )
 
 // MemIndex is an Index held in memory: per table, a sorted array of
-// permuted keys (with a parallel array of ids) found by a prefix directory
-// and a short binary search, plus a small sorted delta that takes inserts
-// and is merged into the array when it grows past about sqrt(N) entries.
+// permuted keys found by a prefix directory and a short binary search,
+// plus a small sorted delta that takes inserts and is merged into the
+// array when it grows past about sqrt(N) entries. Table 0 keeps the ids,
+// in an array parallel to its keys; a match found in another table takes
+// its id from table 0 (a binary search, only for matches).
 //
-// Cost: 16 bytes per fingerprint per table (64 bytes with the default
-// 4x16 layout); an insert at N stored moves O(sqrt(N)) keys per table.
+// Cost: 8 bytes per fingerprint per table and 8 for its id (40 bytes with
+// the default 4x16 layout); an insert at N stored moves O(sqrt(N)) keys
+// per table.
 //
 // MemIndex is safe for concurrent use: queries share a read lock, inserts
 // take the write lock.
@@ -31,14 +34,16 @@ type MemIndex struct {
 
 // memTable is one permuted table.
 type memTable struct {
-	keys, ids []uint64 // base, sorted by key
+	keys, ids []uint64 // base, sorted by key; ids in table 0 only
 	// dir[b] is the index of the first key whose top dirBits bits are >= b;
 	// len(dir) = 1<<dirBits + 1. It replaces the first ~20 steps of a binary
 	// search, each a cache miss at 10M keys.
 	dir     []uint32
 	dirBits int
 
-	dkeys, dids []uint64 // delta, sorted by key
+	dkeys, dids []uint64 // delta, sorted by key; dids in table 0 only
+
+	withIDs bool // table 0
 }
 
 var _ Index = (*MemIndex)(nil)
@@ -50,6 +55,7 @@ func NewMemIndex(l Layout) *MemIndex {
 		l = DefaultLayout()
 	}
 	x := &MemIndex{layout: l, tabs: make([]memTable, l.Tables())}
+	x.tabs[0].withIDs = true
 	for t := range x.tabs {
 		x.tabs[t].rebuildDir(l.PrefixBits(t))
 	}
@@ -189,16 +195,47 @@ func (x *MemIndex) near(fp Fingerprint, k int, ms []Match) []Match {
 		tab := &x.tabs[t]
 		for n, c := range tab.keys[pr.i:pr.j] {
 			if d := bits.OnesCount64(c ^ pr.p); d <= k {
-				ms = addMatch(ms, Match{ID: tab.ids[pr.i+n], Fingerprint: x.layout.Unpermute(t, c), Distance: d})
+				ms = x.addMatch(ms, t, c, d, tab.ids, pr.i+n)
 			}
 		}
 		for n := lowerBound(tab.dkeys, pr.lo); n < len(tab.dkeys) && tab.dkeys[n] <= pr.hi; n++ {
 			if d := bits.OnesCount64(tab.dkeys[n] ^ pr.p); d <= k {
-				ms = addMatch(ms, Match{ID: tab.dids[n], Fingerprint: x.layout.Unpermute(t, tab.dkeys[n]), Distance: d})
+				ms = x.addMatch(ms, t, tab.dkeys[n], d, tab.dids, n)
 			}
 		}
 	}
 	return ms
+}
+
+// addMatch appends the match of table t's entry c (at distance d) unless
+// an earlier table found it; ids[i] is its id in table 0, and other tables
+// take it from there. The caller holds x.mu.
+func (x *MemIndex) addMatch(ms []Match, t int, c uint64, d int, ids []uint64, i int) []Match {
+	f := x.layout.Unpermute(t, c)
+	if hasFingerprint(ms, f) {
+		return ms
+	}
+	var id uint64
+	if t == 0 {
+		id = ids[i]
+	} else {
+		id = x.idOf(f)
+	}
+	return append(ms, Match{ID: id, Fingerprint: f, Distance: d})
+}
+
+// idOf returns the id of a stored fingerprint, from table 0's base or
+// delta. The caller holds x.mu.
+func (x *MemIndex) idOf(fp Fingerprint) uint64 {
+	tab := &x.tabs[0]
+	p := x.layout.Permute(0, fp)
+	if i := lowerBound(tab.keys, p); i < len(tab.keys) && tab.keys[i] == p {
+		return tab.ids[i]
+	}
+	if i := lowerBound(tab.dkeys, p); i < len(tab.dkeys) && tab.dkeys[i] == p {
+		return tab.dids[i]
+	}
+	panic(fmt.Sprintf("contentseen: MemIndex holds %v in a table but not in table 0", fp))
 }
 
 // insert records a fingerprint known to be absent. The caller holds x.mu.
@@ -208,7 +245,9 @@ func (x *MemIndex) insert(id uint64, fp Fingerprint) {
 		key := x.layout.Permute(t, fp)
 		n := lowerBound(tab.dkeys, key)
 		tab.dkeys = slices.Insert(tab.dkeys, n, key)
-		tab.dids = slices.Insert(tab.dids, n, id)
+		if tab.withIDs {
+			tab.dids = slices.Insert(tab.dids, n, id)
+		}
 		// Inserting into the delta moves O(len(delta)); merging moves O(N)
 		// once per len(delta) inserts. sqrt(N) balances the two.
 		if len(tab.dkeys) > max(256, isqrt(len(tab.keys))) {
@@ -237,17 +276,34 @@ func (tab *memTable) mergeDelta() {
 	}
 	pairs := make([]kv, len(tab.dkeys))
 	for i := range pairs {
-		pairs[i] = kv{tab.dkeys[i], tab.dids[i]}
+		pairs[i].key = tab.dkeys[i]
+		if tab.withIDs {
+			pairs[i].id = tab.dids[i]
+		}
 	}
 	tab.merge(pairs)
 	tab.dkeys, tab.dids = tab.dkeys[:0], tab.dids[:0]
 }
 
 // merge adds sorted pairs to the base in place, from the back, so that the
-// base only ever grows by append. The caller rebuilds dir.
+// base only ever grows by append (ids only in table 0). The caller
+// rebuilds dir.
 func (tab *memTable) merge(pairs []kv) {
 	n, m := len(tab.keys), len(pairs)
 	tab.keys = slices.Grow(tab.keys, m)[:n+m]
+	if !tab.withIDs {
+		i, j := n-1, m-1
+		for w := n + m - 1; j >= 0; w-- {
+			if i >= 0 && tab.keys[i] > pairs[j].key {
+				tab.keys[w] = tab.keys[i]
+				i--
+			} else {
+				tab.keys[w] = pairs[j].key
+				j--
+			}
+		}
+		return
+	}
 	tab.ids = slices.Grow(tab.ids, m)[:n+m]
 	i, j := n-1, m-1
 	for w := n + m - 1; j >= 0; w-- {
