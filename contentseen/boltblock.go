@@ -494,6 +494,9 @@ func (x *BoltIndex) mergeTable(tables, ids *bolt.Bucket, t int, es []entry, maxB
 			}
 			old = b.entries(old)
 			vals = append(vals, v)
+			if t == 0 {
+				vals = append(vals, b.ids) // its ids record is replaced too
+			}
 			// The new entries below the next block's first go in this
 			// block; the run goes on into the next block if some of the
 			// rest go there.
