@@ -435,9 +435,10 @@ func fits(es []entry, c *hcode, limit int, hist *[hSymbols]uint64) int {
 
 // writeBlocks writes es (sorted, not empty) as blocks of table t of at
 // most x.blockLimit bytes, as few as hold them and of about equal counts, coded
-// with the table's latest code. It adds the written symbols to hist. Keys
-// and values are fresh slices, as bbolt keeps them until the commit.
-func (x *BoltIndex) writeBlocks(tables, ids *bolt.Bucket, t int, es []entry, hist *[hSymbols]uint64) error {
+// with the table's latest code, and returns how many. It adds the written
+// symbols to hist. Keys and values are fresh slices, as bbolt keeps them
+// until the commit.
+func (x *BoltIndex) writeBlocks(tables, ids *bolt.Bucket, t int, es []entry, hist *[hSymbols]uint64) (int, error) {
 	ver, c := x.codes.latest(t)
 	limit := x.blockLimit
 	var scratch [hSymbols]uint64
@@ -447,20 +448,22 @@ func (x *BoltIndex) writeBlocks(tables, ids *bolt.Bucket, t int, es []entry, his
 	for rest := es; len(rest) > 0; nb++ {
 		rest = rest[fits(rest, c, limit, &scratch):]
 	}
+	written := 0
 	for start := 0; start < len(es); nb-- {
 		target := (len(es) - start + max(nb, 1) - 1) / max(nb, 1)
 		n := fits(es[start:start+target], c, limit, hist)
 		if err := tables.Put(blockKey(t, es[start].p), encodeBlock(es[start:start+n], ver, c)); err != nil {
-			return fmt.Errorf("table %d: write block: %w", t, err)
+			return written, fmt.Errorf("table %d: write block: %w", t, err)
 		}
 		if t == 0 {
 			if err := ids.Put(be64(es[start].p), encodeIDs(es[start:start+n])); err != nil {
-				return fmt.Errorf("table 0: write ids: %w", err)
+				return written, fmt.Errorf("table 0: write ids: %w", err)
 			}
 		}
 		start += n
+		written++
 	}
-	return nil
+	return written, nil
 }
 
 // mergeTable merges es (sorted by p) into table t. It works on runs of
@@ -483,6 +486,7 @@ func (x *BoltIndex) mergeTable(tables, ids *bolt.Bucket, t int, es []entry, maxB
 		key, v := seekBlock(c, t, rest[0].p)
 		old, keys, vals = old[:0], keys[:0], vals[:0]
 		j := len(rest) // new entries up to rest[j] go into this run
+		tail := true   // the run ends the table: all the rest go into it
 		for key != nil {
 			keys = append(keys, bytes.Clone(key))
 			b, err := x.parseBlock(t, key, v)
@@ -502,14 +506,21 @@ func (x *BoltIndex) mergeTable(tables, ids *bolt.Bucket, t int, es []entry, maxB
 			// rest go there.
 			nk, nv := c.Next()
 			if len(nk) != 9 || int(nk[0]) != t {
-				j = len(rest)
+				j, tail = len(rest), true
 				break
 			}
-			j = lowerBoundEntries(rest, binary.BigEndian.Uint64(nk[1:]))
+			j, tail = lowerBoundEntries(rest, binary.BigEndian.Uint64(nk[1:])), false
 			if j == len(rest) || rest[j].p >= nextFirst(c, t) || (maxBlocks > 0 && rewritten+len(keys) >= maxBlocks) {
 				break
 			}
 			key, v = nk, nv
+		}
+		// A run into an empty table or past its last block takes all the
+		// rest: bound the new entries to what the step's remaining blocks
+		// hold at least, so that a step stays short (at most about twice
+		// maxBlocks blocks, with the run's old ones).
+		if tail && maxBlocks > 0 {
+			j = min(j, max(1, maxBlocks-rewritten)*x.fewestPerBlock())
 		}
 		buf = buf[:0]
 		i, added := 0, 0
@@ -541,12 +552,20 @@ func (x *BoltIndex) mergeTable(tables, ids *bolt.Bucket, t int, es []entry, maxB
 				}
 			}
 		}
-		if err := x.writeBlocks(tables, ids, t, buf, hist); err != nil {
+		n, err := x.writeBlocks(tables, ids, t, buf, hist)
+		if err != nil {
 			return consumed, err
 		}
-		rewritten += max(1, len(keys))
+		rewritten += max(n, len(keys))
 	}
 	return consumed, nil
+}
+
+// fewestPerBlock is a lower bound on the entries a block of blockLimit
+// bytes holds: an entry takes at most 80 bits (a code of 12 and 61 more,
+// or a restart point's 64 and its 16-bit offset), the header 4 bytes.
+func (x *BoltIndex) fewestPerBlock() int {
+	return max(1, (x.blockLimit-blockHeader-1)*8/80)
 }
 
 // nextFirst returns the first entry of the block after the cursor's (in

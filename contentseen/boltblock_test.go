@@ -353,3 +353,58 @@ func TestOpenBoltOldFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeStepBound checks the package doc's promise that a merge runs
+// in steps of about mergeStepBlocks rewritten blocks, so that a Seen
+// waits for one short step, never for a whole merge: also into an empty
+// table (an index grown from empty by Seen: its first merge) and past a
+// table's last block, where a run takes all the remaining entries.
+func TestMergeStepBound(t *testing.T) {
+	l := DefaultLayout()
+	x := mustOpenBolt(t, filepath.Join(t.TempDir(), "x.db"), BoltOptions{Layout: l, NoSync: true})
+	x.blockLimit = 200
+	x.minDelta = 1 << 30
+	r := rand.New(rand.NewPCG(1, 1))
+	err := x.db.Update(func(tx *bolt.Tx) error {
+		for i := range 20000 {
+			if err := x.AddTx(tx, uint64(i+1), Fingerprint(r.Uint64())); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := func(tab int) int {
+		n := 0
+		err := x.db.View(func(tx *bolt.Tx) error {
+			top, err := x.top(tx)
+			if err != nil {
+				return err
+			}
+			c := top.Bucket(tablesBucket).Cursor()
+			for k, _ := c.Seek(blockKey(tab, 0)); len(k) == 9 && int(k[0]) == tab; k, _ = c.Next() {
+				n++
+			}
+			return nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		return n
+	}
+	last := make([]int, l.Tables())
+	most := 0
+	x.afterMergeStep = func(tab int) {
+		n := blocks(tab)
+		most = max(most, n-last[tab])
+		last[tab] = n
+	}
+	if err := x.Checkpoint(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if most > 2*mergeStepBlocks {
+		t.Errorf("one merge step wrote %d blocks (mergeStepBlocks %d)", most, mergeStepBlocks)
+	}
+}

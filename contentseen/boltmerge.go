@@ -28,11 +28,11 @@ import (
 // again, and merging entries a step already wrote changes nothing
 // (mergeTable skips them).
 
-// mergeStepBlocks is the most blocks one merge transaction rewrites:
-// about 128 KiB of dirty blocks, a few milliseconds with its fsync.
+// mergeStepBlocks is about the most blocks one merge transaction writes:
+// about 256 KiB of dirty blocks, a few milliseconds with its fsync.
 const mergeStepBlocks = 64
 
-// releaseSteps is how many merge steps (about 16 MiB of rewritten blocks)
+// releaseSteps is how many merge steps (about 32 MiB of rewritten blocks)
 // run between two releases of the file's mapped pages (releaseMapped), so
 // that the old blocks' pages and the new do not both stay resident for a
 // whole merge.
@@ -164,9 +164,7 @@ func (x *BoltIndex) merge(ctx context.Context) error {
 				return err
 			}
 			if steps++; steps%releaseSteps == 0 {
-				if err := x.releaseMapped(); err != nil {
-					return err
-				}
+				x.releaseOrWarn(x.releaseMapped())
 			}
 			err := x.db.Update(func(tx *bolt.Tx) error {
 				top, err := x.top(tx)
@@ -187,9 +185,7 @@ func (x *BoltIndex) merge(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("contentseen: merge into table %d: %w", t, err)
 			}
-			if err := x.dropPages(advice, rp.runs()); err != nil {
-				return err
-			}
+			x.releaseOrWarn(x.dropPages(advice, rp.runs()))
 			if x.afterMergeStep != nil {
 				x.afterMergeStep(t)
 			}
@@ -235,7 +231,18 @@ func (x *BoltIndex) merge(ctx context.Context) error {
 	d.mergedTx, d.frozen = finalTx, nil
 	d.mu.Unlock()
 	x.merges.Add(1)
-	return x.releaseMapped()
+	x.releaseOrWarn(x.releaseMapped())
+	return nil
+}
+
+// releaseOrWarn logs the error of a call that only drops pages from this
+// process's mapping or the page cache: it loses nothing, so it does not
+// fail the merge (which would be retried for no reason), but it is not
+// dropped silently either.
+func (x *BoltIndex) releaseOrWarn(err error) {
+	if err != nil {
+		slog.Warn("contentseen: merge: pages not dropped from memory", "err", err)
+	}
 }
 
 // frozenEntries returns table t's entries of the frozen mirror, sorted

@@ -40,7 +40,8 @@ func (x *BoltIndex) releaseMapped() error {
 // once the step has committed: bbolt reuses them only after every read
 // transaction that could see them has ended, and a reader that still
 // reads one faults it in again from the file. Both calls only drop
-// caches, so they lose nothing whatever they hit.
+// caches, so they lose nothing whatever they hit; the merger logs their
+// errors and goes on.
 func (x *BoltIndex) dropPages(f *os.File, runs [][2]uint64) error {
 	if len(runs) == 0 {
 		return nil
@@ -48,12 +49,19 @@ func (x *BoltIndex) dropPages(f *os.File, runs [][2]uint64) error {
 	return x.db.View(func(tx *bolt.Tx) error {
 		info := x.db.Info()
 		data, ps, size := info.Data, uint64(info.PageSize), uint64(tx.Size())
+		// madvise takes whole pages of the OS, which may be bigger than
+		// the file's (a file made where pages are 4 KiB, opened where
+		// they are 16 or 64): round out. The neighbours that come along
+		// are live pages at worst, and dropping those costs a fault.
+		osPage := uint64(unix.Getpagesize())
 		var errs []error
 		for _, r := range runs {
-			off, n := r[0]*ps, r[1]*ps
-			if data == 0 || off+n > size {
+			off, end := r[0]*ps, (r[0]+r[1])*ps
+			if data == 0 || end > size {
 				continue // beyond this transaction's file (cannot happen: the file only grows)
 			}
+			off, end = off&^(osPage-1), (end+osPage-1)&^(osPage-1)
+			n := end - off
 			if err := madviseDontNeed(data+uintptr(off), n); err != nil {
 				errs = append(errs, err)
 				break
