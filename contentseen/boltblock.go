@@ -44,12 +44,10 @@ import (
 // prefix range, one table lookup per entry. A restart point costs about 30
 // bits (a full entry instead of a coded one, and its offset): 0.25 bits
 // per entry, for decoding some 64 entries before the prefix on average
-// instead of half a block's 170. (Every 64th entry would decode half as
-// many for twice the bits, which table 0, with fewer entries per block
-// beside its ids, cannot afford within 3 bits of the floor.) Blocks are written only by
-// bulk loads and by merges of the delta (boltmerge.go); a merge rewrites a
-// block with its new entries and cuts it into blocks of at most limit
-// bytes.
+// instead of half a block's 350. Blocks are written only by bulk loads and
+// by merges of the delta (boltmerge.go); a merge rewrites a run of
+// adjacent blocks with their new entries and cuts it into as few blocks
+// of at most limit bytes as hold it.
 
 // formatVersion is recorded under formatKey in the meta bucket. Format 1
 // (one key per fingerprint) had no version key; format 2 stored blocks of

@@ -129,8 +129,8 @@
 // is fixed when the index is created; crawl index migrate rebuilds a data
 // directory's index with another.
 //
-// MemIndex keeps, per table, a sorted array of permuted keys with a
-// parallel array of ids, reached through a directory of the keys' top bits
+// MemIndex keeps, per table, a sorted array of permuted keys (table 0 with
+// a parallel array of ids), reached through a directory of the keys' top bits
 // (no binary search over millions: each step would be a cache miss), plus
 // a small sorted delta that takes inserts and is merged in at about
 // sqrt(N) entries. MemIndex.AddBatch loads millions by sorting.

@@ -306,7 +306,7 @@ func joinStoredIndex(ctx context.Context, path string, j *contentseen.Joiner, em
 	}
 	// The database is open read-only, so no writer can change the index
 	// between the units' transactions: they all read one snapshot.
-	err = mapMerge(ctx, len(us), runtime.GOMAXPROCS(0), func(i int) (ps []contentseen.Pair, err error) {
+	err = mapMerge(ctx, len(us), runtime.GOMAXPROCS(0), func(ctx context.Context, i int) (ps []contentseen.Pair, err error) {
 		err = db.View(func(tx *bolt.Tx) error {
 			ps, err = x.JoinUnitTx(ctx, tx, j, us[i], nil)
 			return err
@@ -316,10 +316,11 @@ func joinStoredIndex(ctx context.Context, path string, j *contentseen.Joiner, em
 	return counted, true, err
 }
 
-// mapMerge runs work(0..n-1) on up to workers goroutines and emits each
-// one's pairs in order of i, as soon as those before it are emitted; the
-// first error stops the rest and is returned.
-func mapMerge(ctx context.Context, n, workers int, work func(i int) ([]contentseen.Pair, error), emit func(contentseen.Pair) error) error {
+// mapMerge runs work(ctx, 0..n-1) on up to workers goroutines and emits
+// each one's pairs in order of i, as soon as those before it are emitted;
+// the first error (emit's too) cancels the ctx given to work, stops the
+// rest and is returned.
+func mapMerge(ctx context.Context, n, workers int, work func(ctx context.Context, i int) ([]contentseen.Pair, error), emit func(contentseen.Pair) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type result struct {
@@ -335,7 +336,7 @@ func mapMerge(ctx context.Context, n, workers int, work func(i int) ([]contentse
 	for range max(1, min(workers, n)) {
 		wg.Go(func() {
 			for i := range next {
-				ps, err := work(i)
+				ps, err := work(ctx, i)
 				done[i] <- result{ps, err}
 			}
 		})
