@@ -98,7 +98,7 @@ func (x *BoltIndex) AddBatch(ctx context.Context, ids []uint64, fps []Fingerprin
 				}
 				tables := top.Bucket(tablesBucket)
 				tables.FillPercent = 1.0 // blocks are written in key order
-				_, err = x.mergeTable(tables, top.Bucket(idsBucket), t, chunk, 0, &hist, nil)
+				_, err = x.mergeTable(tables, t, chunk, 0, &hist, nil)
 				return err
 			})
 			if err != nil {

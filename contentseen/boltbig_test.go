@@ -71,8 +71,7 @@ func BenchmarkIndexBoltProcess(b *testing.B) {
 			}
 			b.ReportMetric(maxBits, "bits/fp/table")
 			b.ReportMetric(floorBits(n), "floor-bits")
-			b.ReportMetric(space.pageBits, "page-bits/fp/table")
-			b.ReportMetric(space.idBits/8, "ids-B/fp")
+			b.ReportMetric(space.pageBits-space.idBits/float64(len(space.fpBits)), "page-bits/fp/table")
 			b.ReportMetric(float64(fi.Size())/float64(n), "file-B/fp")
 		})
 	}

@@ -9,33 +9,27 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Storage format 4 of BoltIndex: every table is a sorted run of permuted
+// Storage format 3 of BoltIndex: every table is a sorted run of permuted
 // fingerprints cut into compressed blocks. All tables share one bucket
 // ("tables"):
 //
 //	key   table number (1 byte) + the block's first entry (8 bytes,
 //	      big-endian)
-//	value code version (1 byte); n, the number of entries (2 bytes); r,
-//	      the number of restart points (1 byte) and their bit offsets in
-//	      the stream (2 bytes each); the stream: each entry after the
-//	      first as the Huffman code of its symbol — h, the position (0 =
-//	      most significant) of the first bit where it differs from the
-//	      entry before, with the two bits after h — then its remaining
-//	      61-h bits (the bit at h is 1: the run is sorted), except every
-//	      128th entry, a restart point, written in full (64 bits)
+//	value code version (1 byte); n, the number of entries (2 bytes);
+//	      table 0 only: m, the bytes of the coded stream (2 bytes); r, the
+//	      number of restart points (1 byte) and their bit offsets in the
+//	      stream (2 bytes each); the stream: each entry after the first
+//	      as the Huffman code of its symbol — h, the position (0 = most
+//	      significant) of the first bit where it differs from the entry
+//	      before, with the two bits after h — then its remaining 61-h bits
+//	      (the bit at h is 1: the run is sorted), except every 128th entry,
+//	      a restart point, written in full (64 bits); table 0 only: id
+//	      width w (1 byte) and the n ids, w bytes each, big-endian
 //
-// The ids of table 0's blocks are kept apart, in the "ids" bucket:
-//
-//	key   the block's first entry (8 bytes, big-endian), as in its key
-//	value id width w (1 byte) and the block's n ids, w bytes each,
-//	      big-endian, in the block's order
-//
-// so that the pages queries read hold fingerprints only: ids are read for
-// matches, which are rare (at 10M, 3 bytes per fingerprint that would
-// otherwise be in table 0's blocks, 12% of the pages queries touch). A
-// match found in another table takes its id from table 0. Table 0 is
-// always written first, so a fingerprint in another table's blocks is in
-// table 0's.
+// Only table 0 keeps ids: a match found in another table takes its id
+// from table 0 (matches are rare; the saved bytes are in every block).
+// Table 0 is always written first, so a fingerprint in another table's
+// blocks is in table 0's.
 //
 // A query seeks once per table to the block holding its prefix (bbolt's
 // branch pages are the block directory: one key per leaf page, in memory
@@ -51,9 +45,8 @@ import (
 
 // formatVersion is recorded under formatKey in the meta bucket. Format 1
 // (one key per fingerprint) had no version key; format 2 stored blocks of
-// uncompressed entries with ids in every table and had no delta; format 3
-// kept table 0's ids inside its blocks.
-const formatVersion = "4"
+// uncompressed entries with ids in every table and had no delta.
+const formatVersion = "3"
 
 // maxBlock is the default largest block value in bytes: one full block
 // fills a 4 KiB bbolt leaf page (16 bytes of page header, 16 of element
@@ -70,8 +63,9 @@ const formatVersion = "4"
 // entries, below) bound what it decodes per table whatever the block size.
 const maxBlock = 4055
 
-// blockHeader is the fixed bytes that start a block: version and count;
-// the restart points follow.
+// blockHeader is the fixed bytes that start a block: version and count.
+// Table 0's blocks have two more (the stream's length), then all blocks
+// have their restart points.
 const blockHeader = 1 + 2
 
 // restartEvery is the distance between restart points. A restart's bit
@@ -83,10 +77,7 @@ const restartEvery = 128
 // restart points 1.
 const maxBlockEntries = 255*restartEvery + 1
 
-var (
-	tablesBucket = []byte("tables")
-	idsBucket    = []byte("ids")
-)
+var tablesBucket = []byte("tables")
 
 // entry is one fingerprint of a table: permuted, with its id (kept on disk
 // in table 0 only).
@@ -99,8 +90,8 @@ type block struct {
 	stream   []byte
 	restarts []byte // bit offsets in stream, 2 bytes each
 	code     *hcode
-	w        int    // id width, table 0, after withIDs
-	ids      []byte // table 0, after withIDs
+	w        int    // id width, table 0
+	ids      []byte // table 0
 }
 
 // parseBlock parses the block of table t with key k and value v.
@@ -115,34 +106,40 @@ func (x *BoltIndex) parseBlock(t int, k, v []byte) (block, error) {
 	if b.n == 0 {
 		return block{}, fmt.Errorf("corrupt block: no entries")
 	}
-	at := blockHeader
+	at, m := blockHeader, -1
+	if t == 0 {
+		if len(v) < at+2 {
+			return block{}, fmt.Errorf("corrupt block of %d bytes", len(v))
+		}
+		m = int(binary.BigEndian.Uint16(v[at:]))
+		at += 2
+	}
 	nr := (b.n - 1) / restartEvery
 	if len(v) < at+1+2*nr || int(v[at]) != nr {
 		return block{}, fmt.Errorf("corrupt block: restart points for %d entries", b.n)
 	}
 	b.restarts = v[at+1 : at+1+2*nr]
-	b.stream = v[at+1+2*nr:]
+	at += 1 + 2*nr
+	if m < 0 {
+		m = len(v) - at
+	}
+	if at+m > len(v) {
+		return block{}, fmt.Errorf("corrupt block: %d stream bytes in %d", m, len(v))
+	}
+	b.stream = v[at : at+m]
+	if t == 0 {
+		rest := v[at+m:]
+		if len(rest) < 1 || rest[0] < 1 || rest[0] > 8 || len(rest)-1 != b.n*int(rest[0]) {
+			return block{}, fmt.Errorf("corrupt block: id section of %d bytes for %d entries", len(rest), b.n)
+		}
+		b.w, b.ids = int(rest[0]), rest[1:]
+	}
 	var err error
 	b.code, err = x.codes.get(t, v[0])
 	return b, err
 }
 
-// withIDs reads the ids of b, a block of table 0, from the ids bucket.
-func (b *block) withIDs(ids *bolt.Bucket) error {
-	if ids == nil {
-		return fmt.Errorf("bucket %q missing", idsBucket)
-	}
-	var k [8]byte
-	binary.BigEndian.PutUint64(k[:], b.first)
-	v := ids.Get(k[:])
-	if len(v) < 1 || v[0] < 1 || v[0] > 8 || len(v)-1 != b.n*int(v[0]) {
-		return fmt.Errorf("corrupt ids of block %x: %d bytes for %d entries", b.first, len(v), b.n)
-	}
-	b.w, b.ids = int(v[0]), v[1:]
-	return nil
-}
-
-// id returns the id of entry i of a table 0 block, after withIDs.
+// id returns the id of entry i of a table 0 block.
 func (b *block) id(i int) uint64 {
 	var id uint64
 	for _, c := range b.ids[i*b.w : (i+1)*b.w] {
@@ -214,7 +211,7 @@ func (it *blockIter) next() uint64 {
 	return it.cur
 }
 
-// entries appends all entries of b to es (ids 0 unless withIDs ran).
+// entries appends all entries of b to es (ids 0 outside table 0).
 func (b *block) entries(es []entry) []entry {
 	it := b.iter()
 	for i := range b.n {
@@ -268,7 +265,7 @@ func seekBlock(c *bolt.Cursor, t int, p uint64) (k, v []byte) {
 // scanTable appends to ms every entry of table t within k of fp (permuted
 // p) in the prefix range [lo, hi], skipping fingerprints already in ms.
 // Matches outside table 0 get their ids from table 0.
-func (x *BoltIndex) scanTable(tables, ids *bolt.Bucket, c *bolt.Cursor, t int, p, lo, hi uint64, k int, ms []Match) ([]Match, error) {
+func (x *BoltIndex) scanTable(tables *bolt.Bucket, c *bolt.Cursor, t int, p, lo, hi uint64, k int, ms []Match) ([]Match, error) {
 	key, v := seekBlock(c, t, lo)
 	for ; len(key) == 9 && int(key[0]) == t && binary.BigEndian.Uint64(key[1:]) <= hi; key, v = c.Next() {
 		b, err := x.parseBlock(t, key, v)
@@ -319,15 +316,10 @@ func (x *BoltIndex) scanTable(tables, ids *bolt.Bucket, c *bolt.Cursor, t int, p
 			}
 			var id uint64
 			if t == 0 {
-				if b.ids == nil {
-					if err := b.withIDs(ids); err != nil {
-						return ms, fmt.Errorf("table 0 block %x: %w", key[1:], err)
-					}
-				}
 				id = b.id(i)
 			} else {
 				var ok bool
-				if id, ok, err = x.lookupBlocks(tables, ids, f); err != nil {
+				if id, ok, err = x.lookupBlocks(tables, f); err != nil {
 					return ms, err
 				} else if !ok {
 					return ms, fmt.Errorf("table %d holds %v, table 0 does not", t, f)
@@ -340,7 +332,7 @@ func (x *BoltIndex) scanTable(tables, ids *bolt.Bucket, c *bolt.Cursor, t int, p
 }
 
 // lookupBlocks returns the id stored with fp in table 0's blocks.
-func (x *BoltIndex) lookupBlocks(tables, ids *bolt.Bucket, fp Fingerprint) (uint64, bool, error) {
+func (x *BoltIndex) lookupBlocks(tables *bolt.Bucket, fp Fingerprint) (uint64, bool, error) {
 	p := x.layout.Permute(0, fp)
 	key, v := seekBlock(tables.Cursor(), 0, p)
 	if key == nil {
@@ -354,9 +346,6 @@ func (x *BoltIndex) lookupBlocks(tables, ids *bolt.Bucket, fp Fingerprint) (uint
 	for i := range b.n {
 		switch e := it.next(); {
 		case e == p:
-			if err := b.withIDs(ids); err != nil {
-				return 0, false, fmt.Errorf("table 0 block %x: %w", key[1:], err)
-			}
 			return b.id(i), true, nil
 		case e > p:
 			return 0, false, nil
@@ -366,11 +355,14 @@ func (x *BoltIndex) lookupBlocks(tables, ids *bolt.Bucket, fp Fingerprint) (uint
 }
 
 // encodeBlock returns the value of the block of es (sorted, not empty).
-func encodeBlock(es []entry, ver uint8, c *hcode) []byte {
+func encodeBlock(es []entry, ver uint8, c *hcode, withIDs bool) []byte {
 	nr := (len(es) - 1) / restartEvery
-	v := make([]byte, blockHeader, blockHeader+1+2*nr+len(es)*8)
+	v := make([]byte, blockHeader, blockHeader+2+1+2*nr+len(es)*8)
 	v[0] = ver
 	binary.BigEndian.PutUint16(v[1:], uint16(len(es)))
+	if withIDs {
+		v = append(v, 0, 0)
+	}
 	v = append(v, byte(nr))
 	restarts := len(v)
 	v = append(v, make([]byte, 2*nr)...)
@@ -388,24 +380,22 @@ func encodeBlock(es []entry, ver uint8, c *hcode) []byte {
 		w.write(uint64(c.code[sym]), uint(c.lens[sym]))
 		w.write(cur, rest)
 	}
-	return w.flush()
-}
-
-// encodeIDs returns the ids bucket's value for the table 0 block of es.
-func encodeIDs(es []entry) []byte {
-	width := idWidth(es)
-	v := make([]byte, 1, 1+len(es)*width)
-	v[0] = byte(width)
-	for _, e := range es {
-		v = appendID(v, e.id, width)
+	v = w.flush()
+	if withIDs {
+		binary.BigEndian.PutUint16(v[blockHeader:], uint16(len(v)-stream))
+		width := idWidth(es)
+		v = append(v, byte(width))
+		for _, e := range es {
+			v = appendID(v, e.id, width)
+		}
 	}
 	return v
 }
 
 // fits returns how many entries of es, from the first, one block of at
 // most limit bytes holds (at least one), and adds their symbols to hist.
-func fits(es []entry, c *hcode, limit int, hist *[hSymbols]uint64) int {
-	bitsUsed := 0
+func fits(es []entry, c *hcode, withIDs bool, limit int, hist *[hSymbols]uint64) int {
+	bitsUsed, maxID := 0, uint64(0)
 	n := 0
 	for i, e := range es {
 		var add, sym int
@@ -419,6 +409,10 @@ func fits(es []entry, c *hcode, limit int, hist *[hSymbols]uint64) int {
 			add = int(c.lens[sym]) + int(rest)
 		}
 		size := blockHeader + 1 + 2*(i/restartEvery) + (bitsUsed+add+7)/8
+		if withIDs {
+			m := maxID | e.id
+			size += 2 + 1 + (i+1)*max(1, (bits.Len64(m)+7)/8)
+		}
 		if i > 0 && (size > limit || i >= maxBlockEntries) {
 			break
 		}
@@ -426,6 +420,7 @@ func fits(es []entry, c *hcode, limit int, hist *[hSymbols]uint64) int {
 			hist[sym]++
 		}
 		bitsUsed += add
+		maxID |= e.id
 		n = i + 1
 	}
 	return n
@@ -436,7 +431,7 @@ func fits(es []entry, c *hcode, limit int, hist *[hSymbols]uint64) int {
 // with the table's latest code, and returns how many. It adds the written
 // symbols to hist. Keys and values are fresh slices, as bbolt keeps them
 // until the commit.
-func (x *BoltIndex) writeBlocks(tables, ids *bolt.Bucket, t int, es []entry, hist *[hSymbols]uint64) (int, error) {
+func (x *BoltIndex) writeBlocks(tables *bolt.Bucket, t int, es []entry, hist *[hSymbols]uint64) (int, error) {
 	ver, c := x.codes.latest(t)
 	limit := x.blockLimit
 	var scratch [hSymbols]uint64
@@ -444,19 +439,14 @@ func (x *BoltIndex) writeBlocks(tables, ids *bolt.Bucket, t int, es []entry, his
 	// about equal counts, each no longer than the greedy cut allows.
 	nb := 0
 	for rest := es; len(rest) > 0; nb++ {
-		rest = rest[fits(rest, c, limit, &scratch):]
+		rest = rest[fits(rest, c, t == 0, limit, &scratch):]
 	}
 	written := 0
 	for start := 0; start < len(es); nb-- {
 		target := (len(es) - start + max(nb, 1) - 1) / max(nb, 1)
-		n := fits(es[start:start+target], c, limit, hist)
-		if err := tables.Put(blockKey(t, es[start].p), encodeBlock(es[start:start+n], ver, c)); err != nil {
+		n := fits(es[start:start+target], c, t == 0, limit, hist)
+		if err := tables.Put(blockKey(t, es[start].p), encodeBlock(es[start:start+n], ver, c, t == 0)); err != nil {
 			return written, fmt.Errorf("table %d: write block: %w", t, err)
-		}
-		if t == 0 {
-			if err := ids.Put(be64(es[start].p), encodeIDs(es[start:start+n])); err != nil {
-				return written, fmt.Errorf("table 0: write ids: %w", err)
-			}
 		}
 		start += n
 		written++
@@ -474,7 +464,7 @@ func (x *BoltIndex) writeBlocks(tables, ids *bolt.Bucket, t int, es []entry, his
 // about maxBlocks rewritten blocks (0: no limit) and returns how many
 // entries of es it consumed. If rp is not nil, it notes the file pages of
 // the blocks it replaces.
-func (x *BoltIndex) mergeTable(tables, ids *bolt.Bucket, t int, es []entry, maxBlocks int, hist *[hSymbols]uint64, rp *replacedPages) (int, error) {
+func (x *BoltIndex) mergeTable(tables *bolt.Bucket, t int, es []entry, maxBlocks int, hist *[hSymbols]uint64, rp *replacedPages) (int, error) {
 	var buf, old []entry
 	var keys, vals [][]byte
 	consumed, rewritten := 0, 0
@@ -488,17 +478,11 @@ func (x *BoltIndex) mergeTable(tables, ids *bolt.Bucket, t int, es []entry, maxB
 		for key != nil {
 			keys = append(keys, bytes.Clone(key))
 			b, err := x.parseBlock(t, key, v)
-			if err == nil && t == 0 {
-				err = b.withIDs(ids)
-			}
 			if err != nil {
 				return consumed, fmt.Errorf("table %d block %x: %w", t, key[1:], err)
 			}
 			old = b.entries(old)
 			vals = append(vals, v)
-			if t == 0 {
-				vals = append(vals, b.ids) // its ids record is replaced too
-			}
 			// The new entries below the next block's first go in this
 			// block; the run goes on into the next block if some of the
 			// rest go there.
@@ -544,13 +528,8 @@ func (x *BoltIndex) mergeTable(tables, ids *bolt.Bucket, t int, es []entry, maxB
 			if err := tables.Delete(k); err != nil {
 				return consumed, fmt.Errorf("table %d: replace block: %w", t, err)
 			}
-			if t == 0 {
-				if err := ids.Delete(k[1:]); err != nil {
-					return consumed, fmt.Errorf("table 0: replace ids: %w", err)
-				}
-			}
 		}
-		n, err := x.writeBlocks(tables, ids, t, buf, hist)
+		n, err := x.writeBlocks(tables, t, buf, hist)
 		if err != nil {
 			return consumed, err
 		}

@@ -7,7 +7,7 @@ import (
 	"slices"
 )
 
-// The Huffman code of a table's h values (storage format 4, see
+// The Huffman code of a table's h values (storage format 3, see
 // boltblock.go). In a sorted run of permuted fingerprints, h — the
 // position of the first bit where an entry differs from the one before —
 // clusters around log2 of the run's density: 20 ± 2 for a table of one

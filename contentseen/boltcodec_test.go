@@ -125,18 +125,16 @@ func TestBlockCodec(t *testing.T) {
 			ver = uint8(1 + round%200)
 			x.codes.register(0, int(ver), c)
 		}
-		v := encodeBlock(es, ver, c)
+		v := encodeBlock(es, ver, c, true)
 		k := blockKey(0, es[0].p)
 		b, err := x.parseBlock(0, k, v)
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
-		iv := encodeIDs(es)
-		b.w, b.ids = int(iv[0]), iv[1:]
 		if got := b.entries(nil); !slices.Equal(got, es) {
 			t.Fatalf("round %d: decoded %x, want %x", round, got, es)
 		}
-		if _, err := x.parseBlock(0, k, v[:blockHeader-1]); err == nil {
+		if _, err := x.parseBlock(0, k, v[:len(v)-1]); err == nil {
 			t.Fatalf("round %d: a block cut short parsed", round)
 		}
 	}
@@ -173,7 +171,7 @@ func TestBoltMergeInterrupted(t *testing.T) {
 			return err
 		}
 		var hist [hSymbols]uint64
-		_, err = x.mergeTable(top.Bucket(tablesBucket), top.Bucket(idsBucket), 0, es[:len(es)/2], 0, &hist, nil)
+		_, err = x.mergeTable(top.Bucket(tablesBucket), 0, es[:len(es)/2], 0, &hist, nil)
 		return err
 	})
 	if err != nil {

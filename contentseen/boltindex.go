@@ -35,15 +35,13 @@ type BoltOptions struct {
 // BoltIndex is an Index stored in a bbolt database, under one top-level
 // bucket:
 //
-//	meta    layout name, scheme, storage format ("4"), count (8-byte
+//	meta    layout name, scheme, storage format ("3"), count (8-byte
 //	        big-endian), building marker
 //	fps     id (8-byte big-endian) -> fingerprint: the last fingerprint
 //	        recorded under an id
 //	tables  every table as sorted, compressed blocks of permuted
-//	        fingerprints: key table number + the block's first permuted
-//	        fingerprint (boltblock.go)
-//	ids     the ids of table 0's blocks: key the block's first permuted
-//	        fingerprint (boltblock.go)
+//	        fingerprints (ids in table 0): key table number + the block's
+//	        first permuted fingerprint (boltblock.go)
 //	codes   the tables' Huffman code versions (boltcode.go)
 //	delta   sequence number -> (fingerprint, id): recorded, not yet merged
 //	        into the blocks (boltdelta.go)
@@ -213,7 +211,7 @@ func (x *BoltIndex) initMeta(db *bolt.DB) error {
 		if meta != nil {
 			return x.checkMetaBucket(meta)
 		}
-		for _, name := range [][]byte{metaBucket, fpsBucket, tablesBucket, idsBucket, codesBucket, deltaBucket} {
+		for _, name := range [][]byte{metaBucket, fpsBucket, tablesBucket, codesBucket, deltaBucket} {
 			if _, err := top.CreateBucket(name); err != nil {
 				return fmt.Errorf("contentseen: create bucket %q/%q: %w", x.bucket, name, err)
 			}
@@ -455,7 +453,7 @@ func (x *BoltIndex) near(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int) (
 		p := x.layout.Permute(t, fp)
 		lo, hi := x.layout.prefixRange(t, p)
 		var err error
-		if ms, err = x.scanTable(tables, top.Bucket(idsBucket), c, t, p, lo, hi, k, ms); err != nil {
+		if ms, err = x.scanTable(tables, c, t, p, lo, hi, k, ms); err != nil {
 			return nil, fmt.Errorf("contentseen: near %v: %w", fp, err)
 		}
 	}

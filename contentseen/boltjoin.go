@@ -156,7 +156,7 @@ func (x *BoltIndex) JoinUnitTx(ctx context.Context, tx *bolt.Tx, j *Joiner, u Jo
 	for i, fp := range j.tables[t].fps[u.From:u.To] {
 		pb[i] = x.layout.Permute(t, fp)
 	}
-	if out, err = x.joinRange(tables, top.Bucket(idsBucket), j, t, pb, u.From, u.To, out); err != nil {
+	if out, err = x.joinRange(tables, j, t, pb, u.From, u.To, out); err != nil {
 		return out, fmt.Errorf("contentseen: join index: table %d: %w", t, err)
 	}
 	return out, nil
@@ -166,13 +166,13 @@ func (x *BoltIndex) JoinUnitTx(ctx context.Context, tx *bolt.Tx, j *Joiner, u Jo
 // batch entries s..e-1 of the Joiner's table t (whole prefix groups), pb
 // their permuted values (pb[0] is entry s's). It appends the unit's pairs
 // to out, in the order JoinTx documents.
-func (x *BoltIndex) joinRange(tables, ids *bolt.Bucket, j *Joiner, t int, pb []uint64, s, e int, out []Pair) (_ []Pair, err error) {
-	// Pairs take their ids from table 0's ids: looked up together at the
-	// end, in table 0's order, by one pass of a cursor.
+func (x *BoltIndex) joinRange(tables *bolt.Bucket, j *Joiner, t int, pb []uint64, s, e int, out []Pair) (_ []Pair, err error) {
+	// Pairs of tables after 0 take their ids from table 0: looked up
+	// together at the end, in table 0's order, by one pass of a cursor.
 	var pend []pendingID
 	defer func() {
 		if err == nil && len(pend) > 0 {
-			err = x.resolveIDs(tables, ids, pend, out)
+			err = x.resolveIDs(tables, pend, out)
 		}
 	}()
 	low := widthMask(64 - x.layout.PrefixBits(t))
@@ -247,13 +247,13 @@ func (x *BoltIndex) joinRange(tables, ids *bolt.Bucket, j *Joiner, t int, pb []u
 					}
 					for n, d := range [4]int{d0, d1, d2, d3} {
 						if d <= k {
-							out, pend = x.joinPair(j, t, cur, g+gi+n, d, out, pend)
+							out, pend = x.joinPair(j, t, &b, i, cur, g+gi+n, d, out, pend)
 						}
 					}
 				}
 				for ; gi < len(group); gi++ {
 					if d := bits.OnesCount64(cur ^ group[gi]); d <= k {
-						out, pend = x.joinPair(j, t, cur, g+gi, d, out, pend)
+						out, pend = x.joinPair(j, t, &b, i, cur, g+gi, d, out, pend)
 					}
 				}
 			}
@@ -311,18 +311,23 @@ func (x *BoltIndex) joinRange(tables, ids *bolt.Bucket, j *Joiner, t int, pb []u
 	return out, nil
 }
 
-// joinPair appends the pair of a stored entry (permuted value e, in table
-// t) and the batch entry at position bi of the Joiner's table t, d bits
-// apart, unless an earlier table reports it. The pair's stored id is left
-// for resolveIDs, noted in pend.
-func (x *BoltIndex) joinPair(j *Joiner, t int, e uint64, bi, d int, out []Pair, pend []pendingID) ([]Pair, []pendingID) {
+// joinPair appends the pair of stored entry i of b (permuted value e, in
+// table t) and the batch entry at position bi of the Joiner's table t, d
+// bits apart, unless an earlier table reports it. Outside table 0 the
+// pair's stored id is left for resolveIDs, noted in pend.
+func (x *BoltIndex) joinPair(j *Joiner, t int, b *block, i int, e uint64, bi, d int, out []Pair, pend []pendingID) ([]Pair, []pendingID) {
 	jt := &j.tables[t]
 	f := x.layout.Unpermute(t, e)
 	if j.earlierAgree(t, jt.fps[bi], f) {
 		return out, pend
 	}
-	pend = append(pend, pendingID{p: x.layout.Permute(0, f), at: len(out)})
-	return append(out, Pair{BatchID: j.ids[jt.bis[bi]], Distance: d}), pend
+	var id uint64
+	if t == 0 {
+		id = b.id(i)
+	} else {
+		pend = append(pend, pendingID{p: x.layout.Permute(0, f), at: len(out)})
+	}
+	return append(out, Pair{BatchID: j.ids[jt.bis[bi]], StoredID: id, Distance: d}), pend
 }
 
 // pendingID is a pair whose stored id is still to be read from table 0:
@@ -335,7 +340,7 @@ type pendingID struct {
 // resolveIDs sets the stored id of each pending pair in out from table 0,
 // visiting the lookups in table 0's order: the cursor steps forward (or
 // seeks) and decoding starts at the restart point before each.
-func (x *BoltIndex) resolveIDs(tables, ids *bolt.Bucket, pend []pendingID, out []Pair) error {
+func (x *BoltIndex) resolveIDs(tables *bolt.Bucket, pend []pendingID, out []Pair) error {
 	slices.SortFunc(pend, func(a, b pendingID) int { return cmp.Compare(a.p, b.p) })
 	c := tables.Cursor()
 	next := func() ([]byte, []byte) {
@@ -364,10 +369,7 @@ func (x *BoltIndex) resolveIDs(tables, ids *bolt.Bucket, pend []pendingID, out [
 				}
 				nk, nv = next()
 			}
-			if b, err = x.parseBlock(0, key, v); err == nil {
-				err = b.withIDs(ids)
-			}
-			if err != nil {
+			if b, err = x.parseBlock(0, key, v); err != nil {
 				return fmt.Errorf("table 0 block %x: %w", key[1:], err)
 			}
 			loaded = true

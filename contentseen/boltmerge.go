@@ -178,7 +178,7 @@ func (x *BoltIndex) merge(ctx context.Context) error {
 				// not at bbolt's default half, which would leave the
 				// tables about half a page bigger per page after a merge.
 				tables.FillPercent = 1.0
-				n, err := x.mergeTable(tables, top.Bucket(idsBucket), t, es, mergeStepBlocks, &hists[t], &rp)
+				n, err := x.mergeTable(tables, t, es, mergeStepBlocks, &hists[t], &rp)
 				es = es[n:]
 				return err
 			})

@@ -147,7 +147,7 @@
 // goroutine that Close waits for. BoltIndex.AddBatch is a bulk load
 // (sorted merges, blocks and pages filled full).
 //
-// Storage (format 4, issue 6's design): every table is a sorted run of
+// Storage (format 3, issue 6's design): every table is a sorted run of
 // permuted fingerprints cut into compressed blocks of at most 4,055 bytes
 // (one fills a 4 KiB page), one bbolt key per block (table number and the
 // block's first entry, big-endian), all tables in one bucket. Inside a
@@ -164,13 +164,10 @@
 // range: one table lookup, a few shifts and an XOR and popcount per entry.
 // Decoding allocates nothing; a query allocates its result slice, and
 // bbolt some 70 small objects (83 allocations per query measured at 1M:
-// bbolt's page checks box their arguments). The pages queries read hold
-// fingerprints only: the ids of table 0's blocks are kept apart, one
-// record per block under the block's first entry, and read for matches
-// (format 3 kept them inside table 0's blocks, 3 bytes per fingerprint at
-// 10M, 12% of the pages queries touch); a match found in another table
-// takes its id from table 0 (a second seek, only for matches). See
-// boltblock.go for the exact layout.
+// bbolt's page checks box their arguments). Only table 0's blocks keep
+// ids, after the entries; a match found in another table takes its id from
+// table 0 (a second seek, only for matches). See boltblock.go for the
+// exact layout.
 //
 // New fingerprints go to the delta: one bucket of (sequence number ->
 // fingerprint, id), appended to, mirrored in memory as a small MemIndex
@@ -187,7 +184,7 @@
 // loses nothing: the delta keeps its entries until the merge's last
 // transaction, a reopened index reloads them, and merging an entry twice
 // changes nothing.
-// Checkpoint merges on demand. An index written in format 1, 2 or 3 is
+// Checkpoint merges on demand. An index written in format 1 or 2 is
 // refused with an error asking for a rebuild (crawl index build, or crawl
 // index migrate for a crawl's data directory).
 //
