@@ -221,19 +221,23 @@
 // by each merge took 51.0 and 97).
 //
 // Memory: a process holding a 10M index that has answered 265,000 queries
-// is 262 MB resident, 255 MB of it the file's pages it mapped in (Go heap
+// is 262 MB resident, 254 MB of it the file's pages it mapped in (Go heap
 // under 1 MB): the table blocks, 4 x 10M x 44.6 bits plus table 0's ids.
 // A process that has also recorded 200,000 fingerprints (fsync per group
-// commit) and merged them peaks at 345 to 354 MB resident (four runs):
+// commit) and merged them peaks at 336 to 340 MB resident (five runs):
 // about 290 MB of file pages (the tables, old and new parts, plus the
 // delta's and id records' pages that the commits read and the kernel's
-// fault-around maps with their cached neighbours) and up to 52 MB of
-// anonymous memory (the delta's mirror, 16 bytes per table per entry, at
-// most about 2 x N/64 entries, and the Go heap's headroom). It peaked at
-// 550 to 570 MB before merge steps dropped the pages of the blocks they
-// replace (the whole tables, copy-on-write) and before merges kept blocks
-// full. All file pages are clean and the kernel takes them back under
-// memory pressure. At 100M: 2.4 GB resident warm.
+// fault-around maps with their cached neighbours) and up to 50 MB of
+// anonymous memory (the delta's mirror, 8 bytes per table per entry and 8
+// for its id, at most about 2 x N/64 entries, and the Go heap's headroom:
+// about 15 MB live). It peaked at 550 to 570 MB before merge steps dropped
+// the pages of the blocks they replace (the whole tables, copy-on-write)
+// and before merges kept blocks full. All file pages are clean and the
+// kernel takes them back under memory pressure. Keeping table 0's ids
+// apart from its blocks was tried and reverted: it saves 25 MB while
+// queries find nothing, but each match reads its block's ids, and with the
+// benchmark's planted duplicates the ids pages joined the working set
+// (287 MB warm). At 100M: 2.4 GB resident warm.
 //
 // Durable Seen (fsync per commit), with the merger running: from 1,024
 // concurrent callers 46,000 to 48,900 per second on an index growing from
