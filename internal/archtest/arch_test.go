@@ -14,7 +14,8 @@ import (
 // modules (import path prefixes), never a package of this module and never
 // colly: each stays usable and testable alone.
 var leaves = map[string][]string{
-	"contentseen": {"github.com/go-ego/gse", "github.com/zeebo/xxh3", "go.etcd.io/bbolt", "golang.org/x/text/"},
+	// x/sys/unix: madvise and fadvise on bbolt's mapping (bbolt uses it too).
+	"contentseen": {"github.com/go-ego/gse", "github.com/zeebo/xxh3", "go.etcd.io/bbolt", "golang.org/x/sys/unix", "golang.org/x/text/"},
 	"extract": {"codeberg.org/readeck/go-readability/v2", "github.com/PuerkitoBio/goquery",
 		"golang.org/x/net/html", "golang.org/x/text/"},
 	"frontier": {"github.com/nlnwa/whatwg-url/", "go.etcd.io/bbolt"},
