@@ -283,15 +283,34 @@ const probeChunk = 4096
 // workers and is returned; a source's error is wrapped with its partition
 // number.
 func JoinPartitions(ctx context.Context, j *Joiner, parts []FingerprintSource, workers int, emit func(Pair) error) error {
+	return MapMerge(ctx, len(parts), workers, func(ctx context.Context, i int) ([]Pair, error) {
+		pairs, err := mapPartition(ctx, j, parts[i])
+		if err != nil {
+			err = fmt.Errorf("contentseen: join: partition %d: %w", i, err)
+		}
+		return pairs, err
+	}, emit)
+}
+
+// MapMerge is the shape of every batch join here: it runs the map steps
+// work(ctx, 0) .. work(ctx, n-1) on up to workers goroutines (at least 1)
+// and merges their results, calling emit with each step's pairs in order
+// of i as soon as the steps before it are emitted, so the output is the
+// same for any number of workers. emit is called from one goroutine at a
+// time; a step's pairs are held in memory until the steps before it are
+// emitted. The first error (from a step, from emit, or ctx's) cancels the
+// ctx the steps get, stops the rest and is returned; MapMerge returns
+// after every step it started has returned.
+func MapMerge(ctx context.Context, n, workers int, work func(ctx context.Context, i int) ([]Pair, error), emit func(Pair) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	workers = max(1, min(workers, len(parts)))
+	workers = max(1, min(workers, n))
 
 	type result struct {
 		pairs []Pair
 		err   error
 	}
-	done := make([]chan result, len(parts))
+	done := make([]chan result, n)
 	for i := range done {
 		done[i] = make(chan result, 1)
 	}
@@ -300,17 +319,14 @@ func JoinPartitions(ctx context.Context, j *Joiner, parts []FingerprintSource, w
 	for range workers {
 		wg.Go(func() {
 			for i := range next {
-				pairs, err := mapPartition(ctx, j, parts[i])
-				if err != nil {
-					err = fmt.Errorf("contentseen: join: partition %d: %w", i, err)
-				}
+				pairs, err := work(ctx, i)
 				done[i] <- result{pairs, err}
 			}
 		})
 	}
 	wg.Go(func() { // the feeder, waited for like the workers
 		defer close(next)
-		for i := range parts {
+		for i := range n {
 			select {
 			case next <- i:
 			case <-ctx.Done():
@@ -319,9 +335,9 @@ func JoinPartitions(ctx context.Context, j *Joiner, parts []FingerprintSource, w
 		}
 	})
 
-	// Merge in partition order.
+	// Merge in order.
 	err := func() error {
-		for i := range parts {
+		for i := range n {
 			var r result
 			select {
 			case r = <-done[i]:

@@ -243,3 +243,21 @@ func TestJoinPrefixMatchesPermute(t *testing.T) {
 		}
 	}
 }
+
+// TestMapMergeEmitErrorCancelsWork checks that an error from emit cancels
+// the context of units still running: unit 1 waits for its context, and
+// emit fails on unit 0's pair. With the caller's context instead, unit 1
+// would wait for ever.
+func TestMapMergeEmitErrorCancelsWork(t *testing.T) {
+	stop := errors.New("emit: disk full")
+	err := MapMerge(context.Background(), 2, 2, func(ctx context.Context, i int) ([]Pair, error) {
+		if i == 1 {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return []Pair{{BatchID: 1, StoredID: 2}}, nil
+	}, func(Pair) error { return stop })
+	if err != stop {
+		t.Fatalf("MapMerge = %v, want emit's error", err)
+	}
+}

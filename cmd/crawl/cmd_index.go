@@ -13,7 +13,6 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -306,7 +305,7 @@ func joinStoredIndex(ctx context.Context, path string, j *contentseen.Joiner, em
 	}
 	// The database is open read-only, so no writer can change the index
 	// between the units' transactions: they all read one snapshot.
-	err = mapMerge(ctx, len(us), runtime.GOMAXPROCS(0), func(ctx context.Context, i int) (ps []contentseen.Pair, err error) {
+	err = contentseen.MapMerge(ctx, len(us), runtime.GOMAXPROCS(0), func(ctx context.Context, i int) (ps []contentseen.Pair, err error) {
 		err = db.View(func(tx *bolt.Tx) error {
 			ps, err = x.JoinUnitTx(ctx, tx, j, us[i], nil)
 			return err
@@ -314,65 +313,6 @@ func joinStoredIndex(ctx context.Context, path string, j *contentseen.Joiner, em
 		return ps, err
 	}, emit)
 	return counted, true, err
-}
-
-// mapMerge runs work(ctx, 0..n-1) on up to workers goroutines and emits
-// each one's pairs in order of i, as soon as those before it are emitted;
-// the first error (emit's too) cancels the ctx given to work, stops the
-// rest and is returned.
-func mapMerge(ctx context.Context, n, workers int, work func(ctx context.Context, i int) ([]contentseen.Pair, error), emit func(contentseen.Pair) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type result struct {
-		pairs []contentseen.Pair
-		err   error
-	}
-	done := make([]chan result, n)
-	for i := range done {
-		done[i] = make(chan result, 1)
-	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, min(workers, n)) {
-		wg.Go(func() {
-			for i := range next {
-				ps, err := work(ctx, i)
-				done[i] <- result{ps, err}
-			}
-		})
-	}
-	wg.Go(func() {
-		defer close(next)
-		for i := range n {
-			select {
-			case next <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	})
-	err := func() error {
-		for i := range n {
-			var r result
-			select {
-			case r = <-done[i]:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			if r.err != nil {
-				return r.err
-			}
-			for _, p := range r.pairs {
-				if err := emit(p); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}()
-	cancel()
-	wg.Wait()
-	return err
 }
 
 // fingerprints is an input read whole, with what its source records about

@@ -409,21 +409,3 @@ func TestIndexJoinStoredIndexFile(t *testing.T) {
 		t.Errorf("--batch index file: %d pairs, want %d", len(got), len(swapped))
 	}
 }
-
-// TestMapMergeEmitErrorCancelsWork checks that an error from emit cancels
-// the context of units still running: unit 1 waits for its context, and
-// emit fails on unit 0's pair. With the caller's context instead, unit 1
-// would wait for ever.
-func TestMapMergeEmitErrorCancelsWork(t *testing.T) {
-	stop := fmt.Errorf("emit: disk full")
-	err := mapMerge(context.Background(), 2, 2, func(ctx context.Context, i int) ([]contentseen.Pair, error) {
-		if i == 1 {
-			<-ctx.Done()
-			return nil, ctx.Err()
-		}
-		return []contentseen.Pair{{BatchID: 1, StoredID: 2}}, nil
-	}, func(contentseen.Pair) error { return stop })
-	if err != stop {
-		t.Fatalf("mapMerge = %v, want emit's error", err)
-	}
-}
