@@ -298,7 +298,7 @@ func (c *Crawler) commitRecord(j *dedupJob, onKept func(*storage.Page) error) er
 	err = c.commit(j.p)
 	if errors.Is(err, storage.ErrExists) {
 		c.stats.skipped.Add(1)
-		c.opts.Logger.Info("skipped", "url", j.p.item.URL, "reason", "the store holds another page under this url")
+		c.opts.Logger.Info("skipped", "url", j.p.item.URL, "reason", "the store already holds a page under this url")
 		return c.mark(j.key, outcomeURLTaken)
 	}
 	if err != nil {

@@ -289,7 +289,7 @@ func (c *Crawler) countDecision(d *decision, dropped *storage.DropRecord, onKept
 			c.opts.Logger.Info("failed", "url", p.item.URL, "reason", d.j.failure)
 		case d.outcome == outcomeURLTaken:
 			c.stats.skipped.Add(1)
-			c.opts.Logger.Info("skipped", "url", p.item.URL, "reason", "the store holds another page under this url")
+			c.opts.Logger.Info("skipped", "url", p.item.URL, "reason", "the store already holds a page under this url")
 		}
 		return nil // not HTML: counted by examine
 	}
