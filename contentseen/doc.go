@@ -224,7 +224,7 @@
 // is 262 MB resident, 254 MB of it the file's pages it mapped in (Go heap
 // under 1 MB): the table blocks, 4 x 10M x 44.6 bits plus table 0's ids.
 // A process that has also recorded 200,000 fingerprints (fsync per group
-// commit) and merged them peaks at 336 to 340 MB resident (five runs):
+// commit) and merged them peaks at 336 to 340 MB resident (three runs):
 // about 290 MB of file pages (the tables, old and new parts, plus the
 // delta's and id records' pages that the commits read and the kernel's
 // fault-around maps with their cached neighbours) and up to 50 MB of
