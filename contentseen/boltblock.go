@@ -152,16 +152,23 @@ func (b *block) id(i int) uint64 {
 // value of the last restart point (or the first entry) at or below lo,
 // and a reader positioned after it.
 func (b *block) seek(lo uint64) (i int, cur uint64, r bitReader) {
-	i, cur, r = 0, b.first, bitReader{b: b.stream}
-	for j := 0; 2*j < len(b.restarts); j++ {
-		off := int(binary.BigEndian.Uint16(b.restarts[2*j:]))
+	return b.seekFrom(lo, 0, b.first, bitReader{b: b.stream})
+}
+
+// seekFrom is seek for a decoder already at entry i (value cur, reader r
+// after it) of b: it jumps to the last restart point at or below lo if
+// that is after i, else keeps the position. Restart points at or before i
+// are not read again.
+func (b *block) seekFrom(lo uint64, i int, cur uint64, r bitReader) (int, uint64, bitReader) {
+	for jr := i / restartEvery; 2*jr < len(b.restarts); jr++ {
+		off := int(binary.BigEndian.Uint16(b.restarts[2*jr:]))
 		rr := bitReader{b: b.stream[min(off>>3, len(b.stream)):]}
 		rr.read(uint(off & 7))
 		v := rr.read(64)
 		if v > lo {
 			break
 		}
-		i, cur, r = (j+1)*restartEvery, v, rr
+		i, cur, r = (jr+1)*restartEvery, v, rr
 	}
 	return i, cur, r
 }

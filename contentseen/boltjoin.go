@@ -388,24 +388,6 @@ func (x *BoltIndex) resolveIDs(tables *bolt.Bucket, pend []pendingID, out []Pair
 	return nil
 }
 
-// seekFrom is seek for a decoder already at entry i (value cur, reader r
-// after it) of b: it jumps to the last restart point at or below lo if
-// that is after i, else keeps the position. Restart points at or before i
-// are not read again.
-func (b *block) seekFrom(lo uint64, i int, cur uint64, r bitReader) (int, uint64, bitReader) {
-	for jr := i / restartEvery; 2*jr < len(b.restarts); jr++ {
-		off := int(binary.BigEndian.Uint16(b.restarts[2*jr:]))
-		rr := bitReader{b: b.stream[min(off>>3, len(b.stream)):]}
-		rr.read(uint(off & 7))
-		v := rr.read(64)
-		if v > lo {
-			break
-		}
-		i, cur, r = (jr+1)*restartEvery, v, rr
-	}
-	return i, cur, r
-}
-
 // joinDelta probes j with every entry of the delta bucket (in sequence
 // order) and appends its pairs to out, except those the blocks reported: an entry
 // a merge has already written into the blocks of the table that reports
