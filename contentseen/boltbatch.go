@@ -75,6 +75,7 @@ func (x *BoltIndex) AddBatch(ctx context.Context, ids []uint64, fps []Fingerprin
 	}
 	pairs = nil
 	es := make([]entry, len(fps))
+	var sc runScratch
 	for t := range x.layout.Tables() {
 		for i, fp := range fps {
 			es[i] = entry{x.layout.Permute(t, fp), ids[i]}
@@ -98,7 +99,7 @@ func (x *BoltIndex) AddBatch(ctx context.Context, ids []uint64, fps []Fingerprin
 				}
 				tables := top.Bucket(tablesBucket)
 				tables.FillPercent = 1.0 // blocks are written in key order
-				_, err = x.mergeTable(tables, t, chunk, 0, &hist, nil)
+				_, err = x.mergeTable(tables, t, chunk, 0, &hist, nil, &sc)
 				return err
 			})
 			if err != nil {

@@ -440,18 +440,13 @@ func fits(es []entry, c *hcode, withIDs bool, limit int, hist *[hSymbols]uint64)
 // until the commit.
 func (x *BoltIndex) writeBlocks(tables *bolt.Bucket, t int, es []entry, hist *[hSymbols]uint64) (int, error) {
 	ver, c := x.codes.latest(t)
-	limit := x.blockLimit
-	var scratch [hSymbols]uint64
 	// Count the blocks a greedy cut needs, then cut into that many of
 	// about equal counts, each no longer than the greedy cut allows.
-	nb := 0
-	for rest := es; len(rest) > 0; nb++ {
-		rest = rest[fits(rest, c, t == 0, limit, &scratch):]
-	}
+	nb := x.blocksFor(t, es)
 	written := 0
 	for start := 0; start < len(es); nb-- {
 		target := (len(es) - start + max(nb, 1) - 1) / max(nb, 1)
-		n := fits(es[start:start+target], c, t == 0, limit, hist)
+		n := fits(es[start:start+target], c, t == 0, x.blockLimit, hist)
 		if err := tables.Put(blockKey(t, es[start].p), encodeBlock(es[start:start+n], ver, c, t == 0)); err != nil {
 			return written, fmt.Errorf("table %d: write block: %w", t, err)
 		}
@@ -461,19 +456,48 @@ func (x *BoltIndex) writeBlocks(tables *bolt.Bucket, t int, es []entry, hist *[h
 	return written, nil
 }
 
+// blocksFor returns how many blocks of table t a greedy cut of es needs.
+func (x *BoltIndex) blocksFor(t int, es []entry) int {
+	nb, _ := x.greedyFrom(t, es, 0)
+	return nb
+}
+
+// greedyFrom cuts es[start:] greedily into blocks of table t and returns
+// how many and where the last begins. A greedy cut of es up to that last
+// block stays the same when entries are appended, so a run that grows at
+// its end is counted again from there.
+func (x *BoltIndex) greedyFrom(t int, es []entry, start int) (nb, last int) {
+	_, c := x.codes.latest(t)
+	var scratch [hSymbols]uint64
+	last = start
+	for i := start; i < len(es); nb++ {
+		last = i
+		i += fits(es[i:], c, t == 0, x.blockLimit, &scratch)
+	}
+	return nb, last
+}
+
 // mergeTable merges es (sorted by p) into table t. It works on runs of
 // adjacent blocks that each receive new entries: a run's old entries and
 // its new ones are written again as one sorted run, cut into as few blocks
 // as hold them (writeBlocks), so blocks stay nearly full across merges
-// instead of splitting into halves each time one overflows. Entries
+// instead of splitting into halves each time one overflows. A run whose
+// entries no longer fit its blocks takes in up to absorbBlocks following
+// blocks that receive nothing, whose room absorbs the overflow. Entries
 // already in the table are skipped, so merging the same entries again
 // (after a crash) changes nothing. It stops after the run that reaches
 // about maxBlocks rewritten blocks (0: no limit) and returns how many
 // entries of es it consumed. If rp is not nil, it notes the file pages of
 // the blocks it replaces.
-func (x *BoltIndex) mergeTable(tables *bolt.Bucket, t int, es []entry, maxBlocks int, hist *[hSymbols]uint64, rp *replacedPages) (int, error) {
-	var buf, old []entry
-	var keys, vals [][]byte
+func (x *BoltIndex) mergeTable(tables *bolt.Bucket, t int, es []entry, maxBlocks int, hist *[hSymbols]uint64, rp *replacedPages, sc *runScratch) (int, error) {
+	if sc == nil {
+		sc = new(runScratch)
+	}
+	buf, old, keys, vals := sc.buf, sc.old, sc.keys, sc.vals
+	defer func() {
+		clear(vals[:cap(vals)]) // they point into the mapping
+		sc.buf, sc.old, sc.keys, sc.vals = buf, old, keys, vals
+	}()
 	consumed, rewritten := 0, 0
 	for consumed < len(es) && (maxBlocks == 0 || rewritten < maxBlocks) {
 		rest := es[consumed:]
@@ -482,6 +506,11 @@ func (x *BoltIndex) mergeTable(tables *bolt.Bucket, t int, es []entry, maxBlocks
 		old, keys, vals = old[:0], keys[:0], vals[:0]
 		j := len(rest) // new entries up to rest[j] go into this run
 		tail := true   // the run ends the table: all the rest go into it
+		// While absorbing, buf holds the run's entries up to old[:bufOld]
+		// and rest[:bufNew], and the greedy cut of buf has cutBlocks
+		// blocks before cutLast, where its last block begins.
+		absorbing, bufOld, bufNew, cutBlocks, cutLast := 0, 0, 0, 0, 0
+		buf = buf[:0]
 		for key != nil {
 			keys = append(keys, bytes.Clone(key))
 			b, err := x.parseBlock(t, key, v)
@@ -499,8 +528,29 @@ func (x *BoltIndex) mergeTable(tables *bolt.Bucket, t int, es []entry, maxBlocks
 				break
 			}
 			j, tail = lowerBoundEntries(rest, binary.BigEndian.Uint64(nk[1:])), false
-			if j == len(rest) || rest[j].p >= nextFirst(c, t) || (maxBlocks > 0 && rewritten+len(keys) >= maxBlocks) {
-				break
+			nothing := j == len(rest) || rest[j].p >= nextFirst(c, t)
+			if !nothing && maxBlocks > 0 && rewritten+len(keys) >= maxBlocks {
+				break // the step is full
+			}
+			if nothing {
+				// The next block receives nothing new. Ending the run
+				// here when its entries overflow its blocks adds a
+				// block about as empty as the overflow is small: a
+				// merge of a small delta (a checkpoint's) made short
+				// runs and left the tables a tenth bigger.
+				if absorbing == absorbBlocks {
+					break
+				}
+				// The blocks taken in since the last look only add
+				// entries at the run's end.
+				buf, _ = mergeRun(buf, old[bufOld:], rest[bufNew:j])
+				bufOld, bufNew = len(old), j
+				nb, last := x.greedyFrom(t, buf, cutLast)
+				if cutBlocks+nb <= len(keys) {
+					break
+				}
+				cutBlocks, cutLast = cutBlocks+nb-1, last
+				absorbing++
 			}
 			key, v = nk, nv
 		}
@@ -511,19 +561,8 @@ func (x *BoltIndex) mergeTable(tables *bolt.Bucket, t int, es []entry, maxBlocks
 		if tail && maxBlocks > 0 {
 			j = min(j, max(1, maxBlocks-rewritten)*x.fewestPerBlock())
 		}
-		buf = buf[:0]
-		i, added := 0, 0
-		for _, e := range rest[:j] {
-			for ; i < len(old) && old[i].p < e.p; i++ {
-				buf = append(buf, old[i])
-			}
-			if i < len(old) && old[i].p == e.p {
-				continue // merged before
-			}
-			buf = append(buf, e)
-			added++
-		}
-		buf = append(buf, old[i:]...)
+		var added int
+		buf, added = mergeRun(buf[:0], old, rest[:j])
 		consumed += j
 		if added == 0 {
 			continue
@@ -544,6 +583,40 @@ func (x *BoltIndex) mergeTable(tables *bolt.Bucket, t int, es []entry, maxBlocks
 	}
 	return consumed, nil
 }
+
+// runScratch is mergeTable's buffers, kept across its calls by a caller
+// that makes many (a merge's steps).
+type runScratch struct {
+	buf, old   []entry
+	keys, vals [][]byte
+}
+
+// mergeRun appends to buf the sorted union of old and add (both sorted),
+// skipping the entries of add already in old (merged before), and returns
+// it with how many entries of add it took.
+func mergeRun(buf, old, add []entry) ([]entry, int) {
+	i, added := 0, 0
+	for _, e := range add {
+		for ; i < len(old) && old[i].p < e.p; i++ {
+			buf = append(buf, old[i])
+		}
+		if i < len(old) && old[i].p == e.p {
+			continue
+		}
+		buf = append(buf, e)
+		added++
+	}
+	return append(buf, old[i:]...), added
+}
+
+// absorbBlocks bounds the blocks receiving nothing that a run takes in to
+// absorb its overflow. A block cut full has less room than an entry: a
+// bulk-built table needed up to 64 blocks and more to absorb one entry
+// (TestBoltSmallMergesKeepBlocksFull, blocks of 50 entries), and a merge
+// of a delta much smaller than its tables' blocks would rewrite that many
+// per new entry. Past the bound one more block is cheaper; merges of the
+// usual delta (N/64 entries, ten a block) cross gaps without it.
+const absorbBlocks = 16
 
 // fewestPerBlock is a lower bound on the entries a block of blockLimit
 // bytes holds: an entry takes at most 80 bits (a code of 12 and 61 more,

@@ -164,14 +164,14 @@ func TestBoltMergeInterrupted(t *testing.T) {
 		}
 	}
 	// Half of table 0's merge, as a crash in step 2 would leave it.
-	es := frozenEntries(x.delta.active, 0)
+	es := frozenEntries(nil, x.delta.active, 0)
 	err := x.db.Update(func(tx *bolt.Tx) error {
 		top, err := x.top(tx)
 		if err != nil {
 			return err
 		}
 		var hist [hSymbols]uint64
-		_, err = x.mergeTable(top.Bucket(tablesBucket), 0, es[:len(es)/2], 0, &hist, nil)
+		_, err = x.mergeTable(top.Bucket(tablesBucket), 0, es[:len(es)/2], 0, &hist, nil, nil)
 		return err
 	})
 	if err != nil {
