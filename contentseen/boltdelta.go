@@ -30,9 +30,10 @@ import (
 //   - a read transaction that began before the last merge ended may lack
 //     in its blocks what that merge (or an earlier one it overlapped)
 //     moved out of the mirror; its own snapshot of the delta bucket still
-//     holds those entries (a merge deletes them from the bucket only in
-//     its last transaction), so such a reader scans that bucket instead of
-//     the mirror: rare (merges are minutes apart, reads short) and exact.
+//     holds those entries or its blocks do (a merge deletes them from the
+//     bucket only after all its steps into the blocks committed), so such
+//     a reader scans that bucket instead of the mirror: rare (merges are
+//     minutes apart, reads short) and exact.
 //
 // Extra mirror entries are harmless for readers of older snapshots: the
 // index only grows, and a match is deduplicated by fingerprint.

@@ -89,6 +89,11 @@ type BoltIndex struct {
 	mergeErrMu sync.Mutex
 	mergeErr   error        // the last background merge's error, nil after a success
 	merges     atomic.Int64 // merges completed since opened
+	// The delta's records whose pages the merger dropped from memory go
+	// up to sequence droppedSeq (guarded by mergeMu); it drops the next
+	// ones when the delta's length reaches nextDrop (boltpages.go).
+	droppedSeq uint64
+	nextDrop   atomic.Int64
 
 	afterMergeStep func(table int) // tests: called after each merge step
 
@@ -180,6 +185,7 @@ func NewBoltIndex(db *bolt.DB, o BoltOptions) (*BoltIndex, error) {
 		ctx, cancel := context.WithCancel(context.Background())
 		x.stopMerge = cancel
 		x.mergeKick, x.mergeDone = make(chan struct{}, 1), make(chan struct{})
+		x.nextDrop.Store(dropEvery)
 		x.delta.onCommit = x.kickMerge
 		go x.mergeLoop(ctx)
 		x.kickMerge() // a delta left over from the last run
@@ -469,10 +475,15 @@ func (x *BoltIndex) near(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int) (
 
 // insert records a fingerprint known to be absent: in fps and the delta.
 func (x *BoltIndex) insert(tx *bolt.Tx, top *bolt.Bucket, id uint64, fp Fingerprint) error {
-	if err := top.Bucket(fpsBucket).Put(be64(id), be64(uint64(fp))); err != nil {
+	fps, delta := top.Bucket(fpsBucket), top.Bucket(deltaBucket)
+	// Ids are the crawler's page sequence and delta keys a sequence too:
+	// their keys only grow. (FillPercent belongs to this transaction's
+	// bucket handles.)
+	fps.FillPercent, delta.FillPercent = appendFill, appendFill
+	if err := fps.Put(be64(id), be64(uint64(fp))); err != nil {
 		return fmt.Errorf("contentseen: record %v: %w", fp, err)
 	}
-	if err := x.delta.record(tx, top.Bucket(deltaBucket), id, fp); err != nil {
+	if err := x.delta.record(tx, delta, id, fp); err != nil {
 		return err
 	}
 	return addCount(top.Bucket(metaBucket), 1)
@@ -488,6 +499,12 @@ func addCount(meta *bolt.Bucket, n int) error {
 	}
 	return nil
 }
+
+// appendFill is the FillPercent of the buckets whose keys only grow (fps
+// and delta): their pages split nine-tenths full instead of half, which
+// halves the pages each group commit leaves behind in the mapping. Not 1.0
+// so that an id recorded out of order does not split a page at once.
+const appendFill = 0.9
 
 // be64 returns v as 8 big-endian bytes, so byte order is numeric order.
 func be64(v uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 0, 8), v) }

@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
+	"slices"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -19,14 +21,14 @@ import (
 //     of at most mergeStepBlocks rewritten blocks, each its own write
 //     transaction, so that Seen calls, which queue for bbolt's single
 //     writer, wait for one short step at most, never for the whole merge;
-//  3. in a last transaction deletes the delta's entries <= S and, for each
-//     table whose code no longer fits the h values the merge wrote,
-//     records a new code version for the next merge.
+//  3. deletes the delta's entries <= S, a chunk per transaction, and in
+//     the last, for each table whose code no longer fits the h values the
+//     merge wrote, records a new code version for the next merge.
 //
 // A crash at any point loses nothing: the delta still holds every frozen
-// entry until step 3 commits, the next open loads them into the mirror
-// again, and merging entries a step already wrote changes nothing
-// (mergeTable skips them).
+// entry step 3 has not deleted, which step 2 wrote into every table; the
+// next open loads the remaining ones into the mirror again, and merging
+// entries a step already wrote changes nothing (mergeTable skips them).
 
 // mergeStepBlocks is about the most blocks one merge transaction writes:
 // about 256 KiB of dirty blocks, a few milliseconds with its fsync.
@@ -65,7 +67,9 @@ func (x *BoltIndex) kickMerge() {
 	}
 	// It runs after every commit: below the smallest limit, skip reading
 	// the index's count.
-	if n := x.delta.len(); x.minDelta == 0 && n < minDelta || n < x.deltaLimit() {
+	n := x.delta.len()
+	drop := n >= int(x.nextDrop.Load())
+	if !drop && (x.minDelta == 0 && n < minDelta || n < x.deltaLimit()) {
 		return
 	}
 	select {
@@ -96,6 +100,12 @@ func (x *BoltIndex) mergeLoop(ctx context.Context) {
 				break
 			}
 			x.setMergeErr(nil)
+		}
+		if n := x.delta.len(); n >= int(x.nextDrop.Load()) {
+			x.mergeMu.Lock()
+			x.releaseOrWarn(x.dropRecent(math.MaxUint64))
+			x.mergeMu.Unlock()
+			x.nextDrop.Store(int64(n + dropEvery))
 		}
 	}
 }
@@ -157,8 +167,15 @@ func (x *BoltIndex) merge(ctx context.Context) error {
 		defer f.Close()
 		advice = f
 	}
+	x.releaseOrWarn(x.dropRecent(frozenSeq))
+	x.nextDrop.Store(dropEvery) // the delta's active part starts again
+	// One array of entries and one scratch for all tables and steps: a
+	// merge's garbage raises the Go heap's size, which is resident memory.
+	var all []entry
+	var sc runScratch
 	for t := range x.layout.Tables() {
-		es := frozenEntries(frozen, t)
+		all = frozenEntries(all, frozen, t)
+		es := all
 		for len(es) > 0 {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -178,7 +195,7 @@ func (x *BoltIndex) merge(ctx context.Context) error {
 				// not at bbolt's default half, which would leave the
 				// tables about half a page bigger per page after a merge.
 				tables.FillPercent = 1.0
-				n, err := x.mergeTable(tables, t, es, mergeStepBlocks, &hists[t], &rp)
+				n, err := x.mergeTable(tables, t, es, mergeStepBlocks, &hists[t], &rp, &sc)
 				es = es[n:]
 				return err
 			})
@@ -191,38 +208,7 @@ func (x *BoltIndex) merge(ctx context.Context) error {
 			}
 		}
 	}
-	var finalTx int
-	err = x.db.Update(func(tx *bolt.Tx) error {
-		top, err := x.top(tx)
-		if err != nil {
-			return err
-		}
-		// Collect, then delete: a bbolt cursor's Next after Delete may
-		// skip a key, and First after each Delete walks the deleted ones
-		// again (quadratic).
-		delta := top.Bucket(deltaBucket)
-		var keys [][]byte
-		c := delta.Cursor()
-		for k, _ := c.First(); len(k) == 8 && binary.BigEndian.Uint64(k) <= frozenSeq; k, _ = c.Next() {
-			keys = append(keys, k)
-		}
-		for _, k := range keys {
-			if err := delta.Delete(k); err != nil {
-				return fmt.Errorf("contentseen: trim delta: %w", err)
-			}
-		}
-		for t := range x.layout.Tables() {
-			if _, cur := x.codes.latest(t); cur != nil {
-				if nc, ok := cur.worthReplacing(&hists[t]); ok {
-					if err := x.codes.add(tx, top.Bucket(codesBucket), t, nc); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		finalTx = tx.ID()
-		return nil
-	})
+	finalTx, err := x.trimDelta(advice, frozenSeq, hists)
 	if err != nil {
 		return fmt.Errorf("contentseen: finish merge: %w", err)
 	}
@@ -235,6 +221,75 @@ func (x *BoltIndex) merge(ctx context.Context) error {
 	return nil
 }
 
+// trimDelta deletes the delta's entries <= frozenSeq, trimChunk per write
+// transaction, and in the last records, for each table whose code no
+// longer fits the h values the merge wrote (hists), a new code version. It
+// returns the last transaction's id.
+//
+// Chunks, not one transaction: bbolt reads every leaf page a transaction
+// deletes from into nodes on the Go heap, and the delta's keys with them.
+// One transaction for a merge of 156,000 entries (10M stored) held 13 MB
+// of them, which with the Go heap's headroom was the largest part of the
+// merge's resident peak. The chunks are safe: every table step committed
+// before the first, and a reader whose snapshot lacks a trimmed entry has
+// all the steps' blocks (see deltaView).
+func (x *BoltIndex) trimDelta(advice *os.File, frozenSeq uint64, hists [][hSymbols]uint64) (int, error) {
+	keys := make([][]byte, 0, trimChunk)
+	var rp replacedPages
+	for {
+		var finalTx int
+		done := false
+		err := x.db.Update(func(tx *bolt.Tx) error {
+			top, err := x.top(tx)
+			if err != nil {
+				return err
+			}
+			// Collect, then delete: a bbolt cursor's Next after Delete
+			// may skip a key.
+			delta := top.Bucket(deltaBucket)
+			keys = keys[:0]
+			rp.begin(x.db, tx)
+			c := delta.Cursor()
+			for k, v := c.First(); len(k) == 8 && binary.BigEndian.Uint64(k) <= frozenSeq && len(keys) < trimChunk; k, v = c.Next() {
+				keys = append(keys, k)
+				rp.note(v) // the pages the trim frees
+			}
+			for _, k := range keys {
+				if err := delta.Delete(k); err != nil {
+					return fmt.Errorf("contentseen: trim delta: %w", err)
+				}
+			}
+			if len(keys) == trimChunk {
+				return nil // more to trim
+			}
+			for t := range x.layout.Tables() {
+				if _, cur := x.codes.latest(t); cur != nil {
+					if nc, ok := cur.worthReplacing(&hists[t]); ok {
+						if err := x.codes.add(tx, top.Bucket(codesBucket), t, nc); err != nil {
+							return err
+						}
+					}
+				}
+			}
+			finalTx, done = tx.ID(), true
+			return nil
+		})
+		if err != nil {
+			return finalTx, err
+		}
+		// The trim read the pages back (dropRecent had dropped them):
+		// drop them again, free now.
+		x.releaseOrWarn(x.dropPages(advice, rp.runs()))
+		if done {
+			return finalTx, nil
+		}
+	}
+}
+
+// trimChunk is how many delta entries one transaction of trimDelta
+// deletes: about 40 leaf pages.
+const trimChunk = 4096
+
 // releaseOrWarn logs the error of a call that only drops pages from this
 // process's mapping or the page cache: it loses nothing, so it does not
 // fail the merge (which would be retried for no reason), but it is not
@@ -246,8 +301,9 @@ func (x *BoltIndex) releaseOrWarn(err error) {
 }
 
 // frozenEntries returns table t's entries of the frozen mirror, sorted
-// (ids only for table 0). frozen takes no more inserts.
-func frozenEntries(frozen *MemIndex, t int) []entry {
+// (ids only for table 0), in dst's array if it is big enough. frozen takes
+// no more inserts.
+func frozenEntries(dst []entry, frozen *MemIndex, t int) []entry {
 	frozen.mu.Lock()
 	defer frozen.mu.Unlock()
 	tab := &frozen.tabs[t]
@@ -255,7 +311,7 @@ func frozenEntries(frozen *MemIndex, t int) []entry {
 		tab.mergeDelta()
 		tab.rebuildDir(frozen.layout.PrefixBits(t))
 	}
-	es := make([]entry, len(tab.keys))
+	es := slices.Grow(dst[:0], len(tab.keys))[:len(tab.keys)]
 	for i, k := range tab.keys {
 		es[i] = entry{p: k}
 		if t == 0 {

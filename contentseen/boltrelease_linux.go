@@ -33,15 +33,16 @@ func (x *BoltIndex) releaseMapped() error {
 	})
 }
 
-// dropPages drops the pages a merge step replaced (runs of page ids, from
-// replacedPages) from this process's mapping and then from the page cache
-// (posix_fadvise DONTNEED through f, a descriptor of the database file;
-// the kernel keeps a page that is mapped or dirty). The pages are free
-// once the step has committed: bbolt reuses them only after every read
-// transaction that could see them has ended, and a reader that still
-// reads one faults it in again from the file. Both calls only drop
-// caches, so they lose nothing whatever they hit; the merger logs their
-// errors and goes on.
+// dropPages drops pages (runs of page ids, from replacedPages) from this
+// process's mapping and then from the page cache (posix_fadvise DONTNEED
+// through f, a descriptor of the database file; the kernel keeps a page
+// that is mapped or dirty). The pages a merge step replaced are free once
+// it has committed: bbolt reuses them only after every read transaction
+// that could see them has ended, and a reader that still reads one faults
+// it in again from the file. Those of dropRecords are live, and the next
+// reader reads them from the file. Both calls only drop caches, so they
+// lose nothing whatever they hit; the merger logs their errors and goes
+// on.
 func (x *BoltIndex) dropPages(f *os.File, runs [][2]uint64) error {
 	if len(runs) == 0 {
 		return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+	"unsafe"
 )
 
 // dropPageCache writes path's dirty pages and asks the kernel to drop its
@@ -23,4 +24,33 @@ func dropPageCache(path string) error {
 		return fmt.Errorf("fadvise %s: %w", path, errno)
 	}
 	return nil
+}
+
+// cachedPages returns which of path's pages are in the page cache
+// (mincore over a mapping of the file of its own).
+func cachedPages(path string) ([]bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	m, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Munmap(m)
+	ps := os.Getpagesize()
+	vec := make([]byte, (len(m)+ps-1)/ps)
+	if _, _, errno := syscall.Syscall(syscall.SYS_MINCORE, uintptr(unsafe.Pointer(&m[0])), uintptr(len(m)), uintptr(unsafe.Pointer(&vec[0]))); errno != 0 {
+		return nil, fmt.Errorf("mincore %s: %w", path, errno)
+	}
+	in := make([]bool, len(vec))
+	for i, v := range vec {
+		in[i] = v&1 == 1
+	}
+	return in, nil
 }
