@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -209,18 +210,22 @@ func TestBoltIndexChild(t *testing.T) {
 	case "seen":
 		near(len(qs))
 		rng := rand.New(rand.NewPCG(9, 9))
-		next := uint64(1 << 40)
-		for round := range 200 {
+		// Ids go on from the index's in the order of the calls, as the
+		// crawler's page ids (a sequence drawn in the recording
+		// transaction) do: a block's ids take the bytes its largest
+		// needs, and the fps bucket is appended to.
+		var next atomic.Uint64
+		next.Store(uint64(x.Len()))
+		for range 200 {
 			done := make(chan error, 64)
-			for g := range 64 {
-				base := next + uint64(round*1000+g*16)
+			for range 64 {
 				fps := []Fingerprint{}
 				for range 16 {
 					fps = append(fps, Fingerprint(rng.Uint64()))
 				}
 				go func() {
-					for i, fp := range fps {
-						if _, _, err := x.Seen(ctx, base+uint64(i), fp); err != nil {
+					for _, fp := range fps {
+						if _, _, err := x.Seen(ctx, next.Add(1)-1, fp); err != nil {
 							done <- err
 							return
 						}
