@@ -178,12 +178,15 @@
 // most 64 rewritten blocks, each its own transaction: a Seen waits for at
 // most one step, never for a whole merge. A step rewrites a run of
 // adjacent blocks as one sorted run cut into as few blocks as hold it, so
-// blocks stay nearly full across merges, and then drops the old blocks'
-// pages from the process's mapping and the page cache (they are free), so
-// that the old copy of a table is not resident beside the new one. A crash
-// loses nothing: the delta keeps its entries until the merge's last
-// transaction, a reopened index reloads them, and merging an entry twice
-// changes nothing.
+// blocks stay nearly full across merges (a run that overflows takes in up
+// to 16 following blocks that receive nothing, whose room absorbs the
+// overflow), and then drops the old blocks' pages from the process's
+// mapping and the page cache (they are free), so that the old copy of a
+// table is not resident beside the new one. The merged entries then leave
+// the delta bucket, 4,096 per transaction. A crash loses nothing: the
+// delta keeps an entry until every table holds it, a reopened index
+// reloads what the delta holds, and merging an entry twice changes
+// nothing.
 // Checkpoint merges on demand. An index written in format 1 or 2 is
 // refused with an error asking for a rebuild (crawl index build, or crawl
 // index migrate for a crawl's data directory).
@@ -224,13 +227,19 @@
 // is 262 MB resident, 254 MB of it the file's pages it mapped in (Go heap
 // under 1 MB): the table blocks, 4 x 10M x 44.6 bits plus table 0's ids.
 // A process that has also recorded 200,000 fingerprints (fsync per group
-// commit) and merged them peaks at 336 to 340 MB resident (three runs):
-// about 290 MB of file pages (the tables, old and new parts, plus the
-// delta's and id records' pages that the commits read and the kernel's
-// fault-around maps with their cached neighbours) and up to 50 MB of
-// anonymous memory (the delta's mirror, 8 bytes per table per entry and 8
-// for its id, at most about 2 x N/64 entries, and the Go heap's headroom:
-// about 15 MB live). It peaked at 550 to 570 MB before merge steps dropped
+// commit, ids in sequence as the crawler's are) and merged them peaks at
+// 291 to 296 MB resident (four runs): about 255 to 260 MB of file pages
+// (the tables, a few MB of old and new parts mid-merge, and 4 to 5 MB of
+// free pages that something of the merge read, not pinned down) and up to 37
+// MB of anonymous memory (the delta's mirror, 8 bytes per table per entry
+// and 8 for its id, at most about 2 x N/64 entries, and the Go heap's
+// headroom: about 15 MB live). It peaked at 336 to 340 MB before the
+// merger dropped, every 16,384 records, the pages of the delta's and the
+// id records that each group commit's read of the last leaf maps in with
+// its neighbours (13 MB, kept until the merge), before the trim of the
+// delta went in chunks (one transaction for 156,000 entries held 13 MB
+// of bbolt nodes), and with the benchmark's ids at 2^40 (six bytes in each
+// rewritten block of table 0); at 550 to 570 MB before merge steps dropped
 // the pages of the blocks they replace (the whole tables, copy-on-write)
 // and before merges kept blocks full. All file pages are clean and the
 // kernel takes them back under memory pressure. Keeping table 0's ids
