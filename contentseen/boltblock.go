@@ -201,11 +201,11 @@ func (it *blockIter) next() uint64 {
 		r.refill()
 	}
 	e := it.code.dec[r.acc>>(64-maxCodeLen)]
-	l := uint(e >> 8)
+	l := uint(e>>8) & 0xff
 	r.acc <<= l
 	r.n -= l
 	sym := &symbols[e&0xff]
-	s := sym.rest
+	s := uint(e>>16) & 0xff
 	var suf uint64
 	if s <= r.n {
 		suf = r.acc >> (64 - s) // s == 0: 0
@@ -293,12 +293,12 @@ func (x *BoltIndex) scanTable(tables *bolt.Bucket, c *bolt.Cursor, t int, p, lo,
 					r.refill()
 				}
 				d := dec[r.acc>>(64-maxCodeLen)]
-				l := uint(d >> 8)
+				l := uint(d>>8) & 0xff
 				r.acc <<= l
 				r.n -= l
 				sym := &symbols[d&0xff]
 				var suf uint64
-				if s := sym.rest; s <= r.n {
+				if s := uint(d>>16) & 0xff; s <= r.n {
 					suf = r.acc >> (64 - s)
 					r.acc <<= s
 					r.n -= s

@@ -67,8 +67,13 @@ var symbols = func() (s [hSymbols]symbol) {
 type hcode struct {
 	lens [hSymbols]uint8  // code length of each symbol, 1..maxCodeLen
 	code [hSymbols]uint16 // canonical code of each symbol, lens[s] bits
-	// dec maps the next maxCodeLen bits of a stream to symbol | len<<8.
-	dec [1 << maxCodeLen]uint16
+	// dec maps the next maxCodeLen bits of a stream to symbol | len<<8 |
+	// rest<<16, rest being the symbol's bits after the code: a decoder
+	// advances its bit reader by len and rest from this one load, and
+	// loads the symbol's masks beside it, not before: a load less on the
+	// chain from one entry to the next (the join against 1M, batch 1e4,
+	// 13% faster; denser batches gain less, their time is comparisons).
+	dec [1 << maxCodeLen]uint32
 }
 
 // flatCode is version 0 of every table's code: eight bits for every
@@ -114,7 +119,7 @@ func newCode(lens [hSymbols]uint8) (*hcode, error) {
 		// Every maxCodeLen-bit window starting with this code decodes to h.
 		lo := next << (maxCodeLen - l)
 		for i := lo; i < lo+1<<(maxCodeLen-l); i++ {
-			c.dec[i] = uint16(h) | uint16(l)<<8
+			c.dec[i] = uint32(h) | uint32(l)<<8 | uint32(symbols[h].rest)<<16
 		}
 		next++
 	}

@@ -70,8 +70,8 @@ func TestBuildCode(t *testing.T) {
 			kraft += 1 << (maxCodeLen - l)
 			for range 4 {
 				window := uint64(c.code[h])<<(maxCodeLen-l) | rng.Uint64N(1<<(maxCodeLen-l))
-				if e := c.dec[window]; int(e&0xff) != h || uint8(e>>8) != l {
-					t.Fatalf("hist %d: window %b decodes to symbol %d len %d, want %d, %d", i, window, e&0xff, e>>8, h, l)
+				if e := c.dec[window]; int(e&0xff) != h || uint8(e>>8) != l || uint(e>>16)&0xff != symbols[h].rest {
+					t.Fatalf("hist %d: window %b decodes to symbol %d len %d rest %d, want %d, %d, %d", i, window, e&0xff, uint8(e>>8), e>>16, h, l, symbols[h].rest)
 				}
 			}
 		}

@@ -289,12 +289,12 @@ func (x *BoltIndex) joinRange(tables *bolt.Bucket, j *Joiner, t int, pb []uint64
 				}
 			}
 			dd := dec[acc>>(64-maxCodeLen)]
-			l := uint(dd >> 8)
+			l := uint(dd>>8) & 0xff
 			acc <<= l
 			nb -= l
 			sym := &symbols[dd&0xff]
 			var suf uint64
-			if sl := sym.rest; sl <= nb {
+			if sl := uint(dd >> 16); sl <= nb {
 				suf = acc >> (64 - sl) // sl == 0: 0
 				acc <<= sl
 				nb -= sl
