@@ -298,30 +298,37 @@
 // range of B's prefixes) and the delta (JoinUnits, JoinUnitTx), which
 // crawl index join runs on one worker per CPU.
 //
-// Its cost is decoding, about 6 ns per entry (each entry's code is found
-// from the one before: a chain of table lookups and shifts), for every
-// entry once B has a prefix in most of a table's restart intervals (|B|
-// above about N/128 per table), plus |B|/2^prefix comparisons per entry.
-// Per CPU-second, one goroutine (BenchmarkJoinIndex, medians of 3, load
-// 0.5 to 3 on the shared 2-core machine; go test -run '^$' -bench
-// 'JoinIndex' -benchtime 3x -count 3 -cpu 1 ./contentseen/, SIMCRAWL_BIG=1
-// for 10M), millions of stored fingerprints:
+// Its cost is decoding, about 5 to 6 ns per entry (each entry's code is
+// found from the one before: a chain of a load, a table lookup and
+// shifts), for every entry once B has a prefix in most of a table's
+// restart intervals (|B| above about N/128 per table), plus |B|/2^prefix
+// comparisons per entry. Per CPU-second, one goroutine (BenchmarkJoinIndex;
+// go test -run '^$' -bench 'JoinIndex' -benchtime 3x -count 3 -cpu 1
+// ./contentseen/, SIMCRAWL_BIG=1 for 10M; load about 1 on the shared
+// 2-core machine), millions of stored fingerprints:
 //
 //	          |B| =    1e4    1e5    1e6
-//	4x16   F = 1M      43     21     7.8
-//	4x16   F = 10M     108    30     12.8
+//	4x16   F = 1M      40     22.6   6.7
+//	4x16   F = 10M     121    34.5   13.9
 //	10x28  F = 1M      19     7.6    1.7
 //	10x28  F = 10M     80     18.7   6.4
 //	4x16   F = 100M    124    34     13.8
 //
-// (The 100M row: JoinTx on one goroutine against an index file built by
-// crawl index build from 100M random fingerprints, 3 runs of random
-// batches, the first of the 1e4 ones 70 while the file's pages were
-// being mapped; load 0.4.) So issue 6's 100M per core is met only where B
-// is sparse against F's tables (4x16, 1e4 against 10M and 100M: most
-// restart intervals skipped); with
-// denser batches the join decodes every table whole and runs at the
-// decoder's speed over Tables() copies. Still, it beats the stream
+// (The 4x16 rows at 1M and 10M: medians after the decode table began to
+// give rest lengths, 1M of five interleaved runs with benchstat (+13.6% at
+// 1e4, p=0.008; no significant change at 1e6). The 10x28 rows and the
+// 100M row are from before it: the 100M row is JoinTx on one goroutine
+// against an index file built by crawl index build from 100M random
+// fingerprints, 3 runs of random batches, the first of the 1e4 ones 70
+// while the file's pages were being mapped; load 0.4.) So issue 6's 100M
+// per core is met where B is sparse against F's tables (4x16, 1e4 against
+// 10M and 100M: most restart intervals skipped). A dense batch cannot
+// meet it with this format: every table is decoded whole, Tables() x 5
+// ns per stored fingerprint (20 ns with 4x16, 50M/s at most), and 4x16
+// compares 4|B|/2^16 pairs per stored fingerprint (61 at |B| = 1e6, 1.5
+// pairs per clock cycle at 100M/s). Restart points close enough to skip
+// within a prefix would cost the space the issue bounds (every 16 entries:
+// 2 bits per entry, past floor + 3). Still, it beats the stream
 // everywhere, most where B is large: crawl index join of 1M against 10M
 // (4x16, 2 workers) takes 1.6 s against 5.1 s streamed, of which 1.1 s
 // is reading the batch and building its tables; 1M against 100M takes
