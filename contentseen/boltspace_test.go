@@ -87,17 +87,10 @@ func TestBoltSpaceNearFloor(t *testing.T) {
 	}
 	const n = 200_000
 	rng := rand.New(rand.NewPCG(testSeed(t), 25))
-	ids := make([]uint64, n)
-	fps := make([]Fingerprint, n)
-	for i := range n {
-		ids[i], fps[i] = uint64(i), Fingerprint(rng.Uint64())
-	}
 	x := mustOpenBolt(t, filepath.Join(t.TempDir(), "x.db"), BoltOptions{NoSync: true})
 	defer x.Close()
 	ctx := context.Background()
-	if err := x.AddBatch(ctx, ids, fps); err != nil {
-		t.Fatal(err)
-	}
+	addRandom(t, x, rng, n)
 	floor := floorBits(n)
 	s := measureSpace(t, x)
 	t.Logf("bulk n=%d: floor %.2f bits; per table %.2f bits (ids %.1f bits in table 0); pages %.2f bits per table", s.n, floor, s.fpBits, s.idBits, s.pageBits)
@@ -163,19 +156,12 @@ func TestFloorBits(t *testing.T) {
 func TestBoltSmallMergesKeepBlocksFull(t *testing.T) {
 	const n, rounds, per = 50_000, 5, 250
 	rng := rand.New(rand.NewPCG(testSeed(t), 26))
-	ids := make([]uint64, n)
-	fps := make([]Fingerprint, n)
-	for i := range n {
-		ids[i], fps[i] = uint64(i), Fingerprint(rng.Uint64())
-	}
 	x := mustOpenBolt(t, filepath.Join(t.TempDir(), "x.db"), BoltOptions{NoSync: true})
 	defer x.Close()
 	x.blockLimit = 400 // about 50 entries a block, 1,000 blocks a table
 	x.minDelta = 1 << 30
 	ctx := context.Background()
-	if err := x.AddBatch(ctx, ids, fps); err != nil {
-		t.Fatal(err)
-	}
+	addRandom(t, x, rng, n)
 	before := countBlocks(t, x)
 	next := uint64(n)
 	for r := range rounds {
@@ -205,6 +191,19 @@ func TestBoltSmallMergesKeepBlocksFull(t *testing.T) {
 				t.Errorf("after %d merges of %d: table %d has %d blocks, from %d (at most %.0f)", r+1, per, tab, after[tab], before[tab], limit)
 			}
 		}
+	}
+}
+
+// addRandom bulk-loads n random fingerprints with ids 0..n-1 into x.
+func addRandom(t *testing.T, x *BoltIndex, rng *rand.Rand, n int) {
+	t.Helper()
+	ids := make([]uint64, n)
+	fps := make([]Fingerprint, n)
+	for i := range n {
+		ids[i], fps[i] = uint64(i), Fingerprint(rng.Uint64())
+	}
+	if err := x.AddBatch(context.Background(), ids, fps); err != nil {
+		t.Fatal(err)
 	}
 }
 
