@@ -210,10 +210,10 @@ func TestBoltIndexChild(t *testing.T) {
 	case "seen":
 		near(len(qs))
 		rng := rand.New(rand.NewPCG(9, 9))
-		// Ids go on from the index's in the order of the calls, as the
-		// crawler's page ids (a sequence drawn in the recording
-		// transaction) do: a block's ids take the bytes its largest
-		// needs, and the fps bucket is appended to.
+		// Ids go on from the index's, drawn as each call starts: about in
+		// order, as the crawler's page ids (a sequence drawn in the
+		// recording transaction) are. A block's ids take the bytes its
+		// largest needs, and the fps bucket is appended to.
 		var next atomic.Uint64
 		next.Store(uint64(x.Len()))
 		for range 200 {

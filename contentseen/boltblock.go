@@ -537,7 +537,8 @@ func (x *BoltIndex) mergeTable(tables *bolt.Bucket, t int, es []entry, maxBlocks
 				// here when its entries overflow its blocks adds a
 				// block about as empty as the overflow is small: a
 				// merge of a small delta (a checkpoint's) made short
-				// runs and left the tables a tenth bigger.
+				// runs: at 10M the benchmark's last checkpoint took
+				// table 0 from 21,450 blocks to 23,697.
 				if absorbing == absorbBlocks {
 					break
 				}

@@ -60,7 +60,8 @@ func (x *BoltIndex) deltaLimit() int {
 	return max(minDelta, n/64)
 }
 
-// kickMerge wakes the merger if the delta is over its limit.
+// kickMerge wakes the merger if the delta is over its limit, or has taken
+// dropEvery records since the merger last dropped their pages.
 func (x *BoltIndex) kickMerge() {
 	if x.mergeKick == nil {
 		return
@@ -82,7 +83,8 @@ func (x *BoltIndex) kickMerge() {
 // NewBoltIndex and stopped by Close, which waits for it. It merges
 // whenever the delta passes its limit; a failed merge is logged, retried
 // at the next kick (the delta keeps working meanwhile), and, if no merge
-// succeeded since, returned by Close.
+// succeeded since, returned by Close. Between merges it drops the pages of
+// every dropEvery new records from memory (dropRecent).
 func (x *BoltIndex) mergeLoop(ctx context.Context) {
 	defer close(x.mergeDone)
 	for {
@@ -101,12 +103,15 @@ func (x *BoltIndex) mergeLoop(ctx context.Context) {
 			}
 			x.setMergeErr(nil)
 		}
+		// Between merges, drop the pages of the records since the last
+		// drop (dropRecent). Under mergeMu, so that a Checkpoint's merge,
+		// which resets nextDrop, is wholly before or after.
+		x.mergeMu.Lock()
 		if n := x.delta.len(); n >= int(x.nextDrop.Load()) {
-			x.mergeMu.Lock()
 			x.releaseOrWarn(x.dropRecent(math.MaxUint64))
-			x.mergeMu.Unlock()
 			x.nextDrop.Store(int64(n + dropEvery))
 		}
+		x.mergeMu.Unlock()
 	}
 }
 
@@ -277,8 +282,8 @@ func (x *BoltIndex) trimDelta(advice *os.File, frozenSeq uint64, hists [][hSymbo
 		if err != nil {
 			return finalTx, err
 		}
-		// The trim read the pages back (dropRecent had dropped them):
-		// drop them again, free now.
+		// The trim read the pages back from the file (dropRecent had
+		// dropped them): drop them again, free now.
 		x.releaseOrWarn(x.dropPages(advice, rp.runs()))
 		if done {
 			return finalTx, nil

@@ -15,7 +15,7 @@ import (
 // fault the pages they use back in from the page cache (a minor fault
 // each) and the process's resident set is its working set again. The
 // merger calls it after each merge and every releaseSteps steps, for the
-// pages dropPages does not know of (branch pages, the delta's).
+// pages dropPages is not given (branch pages, free pages the merge read).
 //
 // It runs inside a read transaction: bbolt remaps the file (when it grows)
 // only when no read transaction is open, so the mapping cannot move
@@ -39,7 +39,7 @@ func (x *BoltIndex) releaseMapped() error {
 // that is mapped or dirty). The pages a merge step replaced are free once
 // it has committed: bbolt reuses them only after every read transaction
 // that could see them has ended, and a reader that still reads one faults
-// it in again from the file. Those of dropRecords are live, and the next
+// it in again from the file. Those of dropRecent are live, and the next
 // reader reads them from the file. Both calls only drop caches, so they
 // lose nothing whatever they hit; the merger logs their errors and goes
 // on.

@@ -27,8 +27,17 @@ func dropPageCache(path string) error {
 }
 
 // cachedPages returns which of path's pages are in the page cache
-// (mincore over a mapping of the file of its own).
+// (mincore over a mapping of the file of its own). On tmpfs and ramfs the
+// page cache is the file's only copy, which fadvise cannot drop: an error.
 func cachedPages(path string) ([]bool, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(path, &st); err != nil {
+		return nil, err
+	}
+	const tmpfsMagic, ramfsMagic = 0x01021994, 0x858458f6
+	if st.Type == tmpfsMagic || st.Type == ramfsMagic {
+		return nil, fmt.Errorf("%s is in memory (tmpfs or ramfs): its pages cannot leave the page cache", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
