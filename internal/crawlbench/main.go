@@ -12,6 +12,13 @@
 //	go run ./internal/crawlbench -contentseen=off
 //
 // Each mode runs in its own process so that peak RSS is its own.
+//
+// With -index N the crawl's index first gets N random fingerprints (in a
+// process of its own), as a crawl that had stored N pages would hold: the
+// crawl then runs, and its peak RSS is measured, against a large index.
+// Small pages make many look-ups cheap:
+//
+//	go run ./internal/crawlbench -index 10000000 -pages 70000 -bytes 4000 -links 2
 package main
 
 import (
@@ -24,6 +31,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -48,9 +57,17 @@ func run() error {
 	mode := flag.String("contentseen", "on", "on or off")
 	par := flag.Int("parallelism", 8, "workers")
 	verbose := flag.Bool("v", false, "log progress to stderr")
+	prefill := flag.Int("index", 0, "first bulk-load this many random fingerprints into the crawl's index (in a process of its own), as an earlier crawl of that many pages would have left it")
+	prefillInto := flag.String("prefill-into", "", "internal: only bulk-load -index fingerprints into this data directory's index")
 	flag.Parse()
 	if *mode != "on" && *mode != "off" {
 		return fmt.Errorf("-contentseen must be on or off, not %q", *mode)
+	}
+	if *prefill > 0 && *mode == "off" {
+		return fmt.Errorf("-index needs -contentseen=on")
+	}
+	if *prefillInto != "" {
+		return prefillIndex(context.Background(), crawlOptions("http://127.0.0.1/", *prefillInto, 0, *par), *prefill)
 	}
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -86,29 +103,28 @@ func run() error {
 	if *mode == "on" {
 		stored -= (*pages - 1) / site.DupEvery
 	}
-	opts := crawler.Options{
-		Seeds:          []string{base + "/p/0"},
-		DataDir:        dir,
-		Scope:          crawler.Scope{AllowDomains: []string{"127.0.0.1", "localhost"}},
-		MaxDepth:       100,
-		MaxPages:       stored, // the crawl ends when the articles are done, the slow host's backlog left queued
-		Parallelism:    *par,
-		PerHost:        *par,
-		MaxCrawlDelay:  time.Minute,
-		Retries:        1,
-		Fetch:          crawler.DefaultFetchOptions(),
-		K:              3,
-		KeepDropText:   true,
-		ContentSeenOff: *mode == "off",
-	}
+	opts := crawlOptions(base+"/p/0", dir, stored, *par)
+	opts.ContentSeenOff = *mode == "off"
 	if *verbose {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 		opts.StatusInterval = time.Second
+	}
+	if *prefill > 0 {
+		// In a process of its own: the bulk load's memory is not the
+		// crawl's.
+		start := time.Now()
+		cmd := exec.Command(os.Args[0], "-prefill-into", dir, "-index", strconv.Itoa(*prefill), "-parallelism", strconv.Itoa(*par))
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("prefill the index: %w", err)
+		}
+		fmt.Printf("index prefilled with %d fingerprints in %.1fs\n", *prefill, time.Since(start).Seconds())
 	}
 	c, err := crawler.Open(opts)
 	if err != nil {
 		return err
 	}
+	fmt.Printf("after open: RSS %s\n", procField("VmRSS:"))
 	var ru0 syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru0); err != nil {
 		return err
@@ -145,6 +161,25 @@ func run() error {
 	return nil
 }
 
+// crawlOptions are the crawl's options: seed, data directory, pages to
+// store (the crawl's end) and workers.
+func crawlOptions(seed, dir string, stored, par int) crawler.Options {
+	return crawler.Options{
+		Seeds:         []string{seed},
+		DataDir:       dir,
+		Scope:         crawler.Scope{AllowDomains: []string{"127.0.0.1", "localhost"}},
+		MaxDepth:      100,
+		MaxPages:      stored, // the crawl ends when the articles are done, the slow host's backlog left queued
+		Parallelism:   par,
+		PerHost:       par,
+		MaxCrawlDelay: time.Minute,
+		Retries:       1,
+		Fetch:         crawler.DefaultFetchOptions(),
+		K:             3,
+		KeepDropText:  true,
+	}
+}
+
 // contentSeenTime reads the crawl's simcrawl_contentseen_seconds histogram:
 // the time spent fingerprinting and looking for duplicates, per page.
 func contentSeenTime(g prometheus.Gatherer) (sum float64, count uint64, err error) {
@@ -169,7 +204,10 @@ func cpuSeconds(ru syscall.Rusage) float64 {
 }
 
 // peakRSS reads VmHWM, the process's peak resident set, from /proc.
-func peakRSS() string {
+func peakRSS() string { return procField("VmHWM:") }
+
+// procField reads a field of /proc/self/status (a size, in kB).
+func procField(name string) string {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
 		return "unknown (" + err.Error() + ")"
@@ -177,7 +215,7 @@ func peakRSS() string {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(sc.Text(), name); ok {
 			return strings.TrimSpace(v)
 		}
 	}
