@@ -9,20 +9,29 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// releaseMapped drops the database file's pages from this process's page
-// tables: madvise(MADV_DONTNEED) over bbolt's read-only shared mapping,
-// which leaves the pages in the kernel's page cache. After it, queries
-// fault the pages they use back in from the page cache (a minor fault
-// each) and the process's resident set is its working set again. The
-// merger calls it after each merge and every releaseSteps steps, for the
-// pages dropPages is not given (branch pages, free pages the merge read).
+// releaseMapped is ReleaseMapped of the index's database. The merger
+// calls it after each merge and every releaseSteps steps, for the pages
+// dropPages is not given (branch pages, free pages the merge read).
+func (x *BoltIndex) releaseMapped() error { return ReleaseMapped(x.db) }
+
+// ReleaseMapped drops db's file pages from this process's page tables:
+// madvise(MADV_DONTNEED) over bbolt's read-only shared mapping, which
+// leaves the pages in the kernel's page cache. After it, reads fault the
+// pages they use back in from the page cache (a minor fault each, which
+// maps up to 16 cached neighbours) and the process's resident set is its
+// working set again. It loses nothing: the mapping is read-only and
+// shared, the file is written with pwrite. A crawl calls it as it writes
+// (crawler: every 16 MiB), because each commit reads the last pages of
+// the buckets it appends to, and fault-around maps the freshly written
+// pages around them: without it the process maps in nearly everything the
+// crawl stores.
 //
 // It runs inside a read transaction: bbolt remaps the file (when it grows)
 // only when no read transaction is open, so the mapping cannot move
 // underneath.
-func (x *BoltIndex) releaseMapped() error {
-	return x.db.View(func(tx *bolt.Tx) error {
-		data, size := x.db.Info().Data, tx.Size()
+func ReleaseMapped(db *bolt.DB) error {
+	return db.View(func(tx *bolt.Tx) error {
+		data, size := db.Info().Data, tx.Size()
 		if data == 0 || size <= 0 {
 			return nil
 		}

@@ -63,3 +63,26 @@ func cachedPages(path string) ([]bool, error) {
 	}
 	return in, nil
 }
+
+// mappedPages counts the pages of [addr, addr+n) that this process has
+// mapped in (the present bit of /proc/self/pagemap).
+func mappedPages(addr uintptr, n int) (int, error) {
+	f, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	ps := uintptr(os.Getpagesize())
+	first, last := addr/ps, (addr+uintptr(n)-1)/ps
+	buf := make([]byte, 8*(last-first+1))
+	if _, err := f.ReadAt(buf, int64(first*8)); err != nil {
+		return 0, err
+	}
+	count := 0
+	for i := 0; i < len(buf); i += 8 {
+		if buf[i+7]&0x80 != 0 { // bit 63, little-endian
+			count++
+		}
+	}
+	return count, nil
+}

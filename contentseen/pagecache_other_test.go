@@ -11,3 +11,7 @@ func dropPageCache(path string) error {
 func cachedPages(path string) ([]bool, error) {
 	return nil, errors.New("page cache residency is only read on Linux")
 }
+
+func mappedPages(uintptr, int) (int, error) {
+	return 0, errors.New("mapped pages are only counted on Linux")
+}
