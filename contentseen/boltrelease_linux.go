@@ -20,11 +20,11 @@ func (x *BoltIndex) releaseMapped() error { return ReleaseMapped(x.db) }
 // pages they use back in from the page cache (a minor fault each, which
 // maps up to 16 cached neighbours) and the process's resident set is its
 // working set again. It loses nothing: the mapping is read-only and
-// shared, the file is written with pwrite. A crawl calls it as it writes
-// (crawler: every 16 MiB), because each commit reads the last pages of
-// the buckets it appends to, and fault-around maps the freshly written
-// pages around them: without it the process maps in nearly everything the
-// crawl stores.
+// shared, the file is written with pwrite. The crawler calls it when the
+// file pages it has mapped pass a budget, because each commit reads the
+// last pages of the buckets it appends to, and fault-around maps the
+// freshly written pages around them: without it the process maps in
+// nearly everything the crawl stores.
 //
 // It runs inside a read transaction: bbolt remaps the file (when it grows)
 // only when no read transaction is open, so the mapping cannot move

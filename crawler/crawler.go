@@ -52,6 +52,12 @@ type Crawler struct {
 	// commitMu serialises commit (transaction + drop-log line), so the
 	// drop log follows commit order.
 	commitMu sync.Mutex
+	// releasedAt is the bytes of pages the database's transactions had
+	// allocated at the last releaseWritten check, releases how many times
+	// it released the mapping; releaseEvery and mappedBudget are its
+	// limits, set by Open (all guarded by commitMu).
+	releasedAt, releases       int64
+	releaseEvery, mappedBudget int64
 
 	stats counters
 	// stopTaking is cancelled when MaxPages is reached.
@@ -108,7 +114,8 @@ func Open(opts Options) (_ *Crawler, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("crawler: open %s: %w", path, err)
 	}
-	c := &Crawler{opts: opts, db: db, fetcher: fetcher, fper: fper, k: opts.K}
+	c := &Crawler{opts: opts, db: db, fetcher: fetcher, fper: fper, k: opts.K,
+		releaseEvery: releaseEvery, mappedBudget: mappedBudget}
 	if opts.Layout == LayoutAuto {
 		if layout, err = autoLayout(db, opts.K, opts.ExpectedPages); err != nil {
 			return nil, errors.Join(err, c.Close())

@@ -234,6 +234,7 @@ func (c *Crawler) commitDecisions(ds []decision, b []*dedupJob, log *batchLog, o
 	if err != nil {
 		return err
 	}
+	c.releaseWritten()
 	var lines []storage.DropRecord
 	for _, r := range drops {
 		if r != nil {

@@ -184,6 +184,7 @@ func (c *Crawler) commit(p *page) error {
 	if err != nil {
 		return fmt.Errorf("crawler: record %s: %w", p.item.URL, err)
 	}
+	c.releaseWritten()
 	if dropped != nil {
 		// Written right after the commit that records the drop, so a
 		// failed commit leaves no line behind; a crash in between leaves
