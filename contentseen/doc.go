@@ -246,7 +246,12 @@
 // apart from its blocks was tried and reverted: it saves 25 MB while
 // queries find nothing, but each match reads its block's ids, and with the
 // benchmark's planted duplicates the ids pages joined the working set
-// (287 MB warm). At 100M: 2.4 GB resident warm.
+// (287 MB warm). At 100M: 2.4 GB resident warm. A whole crawl process
+// holding a 10M index (go run ./internal/crawlbench -index 10000000 -pages
+// 70000 -bytes 4000 -links 2: 63,000 pages stored) peaked at 226 MB,
+// because the crawler drops its mapping past 192 MB of file pages
+// (ReleaseMapped); at 637 MB before, most of it the pages it had stored,
+// which its commits' reads and fault-around had mapped in.
 //
 // Durable Seen (fsync per commit), with the merger running: from 1,024
 // concurrent callers 46,000 to 48,900 per second on an index growing from
