@@ -116,15 +116,7 @@ func TestCrawlDemoSite(t *testing.T) {
 	opts := testOptions(t, srv.URL+"/")
 	sum := runCrawl(t, opts)
 	r := readResult(t, opts.DataDir, srv.URL)
-
-	want := append([]string(nil), demosite.Stored...)
-	sort.Strings(want)
-	if got := keys(r.stored); strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("stored pages:\n got  %v\n want %v", got, want)
-	}
-	if got, want := keys(r.dropped), keys(demosite.Dropped); strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("dropped pages:\n got  %v\n want %v", got, want)
-	}
+	checkDemoPages(t, r)
 	for path, orig := range demosite.Dropped {
 		d, ok := r.dropped[path]
 		if !ok {
@@ -174,6 +166,20 @@ func TestCrawlDemoSite(t *testing.T) {
 	}
 	if sum.Pages != len(demosite.Stored) || sum.Drops != len(demosite.Dropped) {
 		t.Errorf("summary: %d pages, %d drops; want %d, %d", sum.Pages, sum.Drops, len(demosite.Stored), len(demosite.Dropped))
+	}
+}
+
+// checkDemoPages checks that a crawl of the demo site stored and dropped
+// the pages it lists.
+func checkDemoPages(t *testing.T, r crawlResult) {
+	t.Helper()
+	want := append([]string(nil), demosite.Stored...)
+	sort.Strings(want)
+	if got := keys(r.stored); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("stored pages:\n got  %v\n want %v", got, want)
+	}
+	if got, want := keys(r.dropped), keys(demosite.Dropped); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("dropped pages:\n got  %v\n want %v", got, want)
 	}
 }
 
