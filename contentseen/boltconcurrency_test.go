@@ -23,16 +23,7 @@ func TestBoltStaleReadAcrossMerges(t *testing.T) {
 	// The stale read stays open through the merges: a merge that grew
 	// the file would wait for it to remap (bbolt remaps only with no read
 	// open), so the mapping starts big enough.
-	db, err := bolt.Open(filepath.Join(t.TempDir(), "x.db"), 0o600, &bolt.Options{NoSync: true, InitialMmapSize: 64 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	x, err := NewBoltIndex(db, BoltOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
+	x := openIndexIn(t, &bolt.Options{NoSync: true, InitialMmapSize: 64 << 20})
 	x.minDelta = 1 << 30
 	l := x.layout
 	for i := range 1000 {

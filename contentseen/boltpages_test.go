@@ -38,16 +38,7 @@ func TestReplacedPagesRuns(t *testing.T) {
 // file): dropping the replaced pages must round to whole OS pages, and
 // cannot fail the merge (it only drops caches).
 func TestMergeUnalignedPageSize(t *testing.T) {
-	db, err := bolt.Open(filepath.Join(t.TempDir(), "x.db"), 0o600, &bolt.Options{PageSize: 2048, NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	x, err := NewBoltIndex(db, BoltOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
+	x := openIndexIn(t, &bolt.Options{PageSize: 2048, NoSync: true})
 	x.minDelta = 1 << 30
 	r := rand.New(rand.NewPCG(1, 2))
 	ctx := context.Background()
@@ -59,7 +50,7 @@ func TestMergeUnalignedPageSize(t *testing.T) {
 	if err := x.AddBatch(ctx, ids, fps); err != nil {
 		t.Fatal(err)
 	}
-	err = db.Update(func(tx *bolt.Tx) error {
+	err := x.db.Update(func(tx *bolt.Tx) error {
 		for i := range 2000 {
 			if err := x.AddTx(tx, uint64(100000+i), Fingerprint(r.Uint64())); err != nil {
 				return err
@@ -207,4 +198,29 @@ func TestReleaseMappedDropsPages(t *testing.T) {
 		t.Errorf("%d of %d pages still mapped after ReleaseMapped", after, before)
 	}
 	checkBlocks(t, x, o)
+}
+
+// openIndexIn opens a new bbolt file with o in a temporary directory and a
+// default BoltIndex in it, both closed (index first) when the test ends.
+func openIndexIn(t *testing.T, o *bolt.Options) *BoltIndex {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "x.db"), 0o600, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	x, err := NewBoltIndex(db, BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := x.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return x
 }
