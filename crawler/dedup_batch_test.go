@@ -133,6 +133,9 @@ func oracleCorpus(t testing.TB, r *rand.Rand, clusters, k int) []*Record {
 		&Record{URL: "http://html.example/" + strings.Repeat("x", 5000), Body: dedupHTML("X", demosite.Words(6, 300)), FetchedAt: fetched},
 	)
 	r.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
+	// Whatever the shuffle did, one record is new text under a URL already
+	// stored: the first solo page's URL, at the end, under its own key.
+	recs = append(recs, &Record{URL: "http://solo.example/0", Key: "solo-again", Text: text(demosite.Words(r.Uint64(), 90)), FetchedAt: fetched})
 	// Each tie's records at random places, in their order.
 	for c, tie := range ties {
 		pos := []int{r.IntN(len(recs) + 1), r.IntN(len(recs) + 1), r.IntN(len(recs) + 1)}
