@@ -21,9 +21,42 @@ import (
 // a few repeated under other ids. Stored ids are 1..len; batch ids start
 // at 1e9.
 func joinIndexInput(r *rand.Rand, n, nb, k int) (batch []uint64, bfps []Fingerprint, stored []uint64, sfps []Fingerprint) {
+	return joinIndexInputFrom(r, n, nb, k, func() Fingerprint { return Fingerprint(r.Uint64()) })
+}
+
+// clustered draws fingerprints whose 16-bit blocks come from few values:
+// one block in ten from 8 values, the rest from 150. A batch of 5000 so
+// drawn has prefix groups of about 30 entries in every 4x16 table, and of
+// about 60 (some past 64) for the 8 values.
+func clustered(r *rand.Rand) func() Fingerprint {
+	var few, many [4][]uint64
+	for b := range 4 {
+		for range 8 {
+			few[b] = append(few[b], r.Uint64()&0xffff)
+		}
+		for range 150 {
+			many[b] = append(many[b], r.Uint64()&0xffff)
+		}
+	}
+	return func() Fingerprint {
+		var fp uint64
+		for b := range 4 {
+			vs := many[b]
+			if r.IntN(10) == 0 {
+				vs = few[b]
+			}
+			fp |= vs[r.IntN(len(vs))] << (16 * b)
+		}
+		return Fingerprint(fp)
+	}
+}
+
+// joinIndexInputFrom is joinIndexInput with the batch, and every other of
+// the n unplanted stored fingerprints, drawn by gen.
+func joinIndexInputFrom(r *rand.Rand, n, nb, k int, gen func() Fingerprint) (batch []uint64, bfps []Fingerprint, stored []uint64, sfps []Fingerprint) {
 	for i := range nb {
 		batch = append(batch, uint64(1e9+i))
-		bfps = append(bfps, Fingerprint(r.Uint64()))
+		bfps = append(bfps, gen())
 	}
 	for i := range 5 { // repeated batch fingerprints
 		batch = append(batch, uint64(2e9+i))
@@ -33,8 +66,12 @@ func joinIndexInput(r *rand.Rand, n, nb, k int) (batch []uint64, bfps []Fingerpr
 		stored = append(stored, uint64(len(stored)+1))
 		sfps = append(sfps, fp)
 	}
-	for range n {
-		add(Fingerprint(r.Uint64()))
+	for i := range n {
+		if i%2 == 0 {
+			add(gen())
+		} else {
+			add(Fingerprint(r.Uint64()))
+		}
 	}
 	for i := range 200 {
 		b := bfps[r.IntN(len(bfps))]
@@ -112,7 +149,8 @@ func openJoinIndex(t testing.TB, l Layout, blockLimit int, stored []uint64, sfps
 
 // JoinTx finds the same multiset of pairs as JoinPartitions over the
 // fingerprints the index records, and as brute force: for both built-in
-// layouts, every k, a sparse and a dense batch, blocks of a few entries
+// layouts, every k, a sparse and a dense batch and one whose prefix
+// groups hold tens of entries (batch=-5000), blocks of a few entries
 // (every block stepped over or sought) and of hundreds (restart points
 // skipped within a block), part of the stored set in the delta; again in
 // a snapshot taken after each step of a merge (an entry both in the delta
@@ -125,10 +163,14 @@ func TestJoinIndexAgainstJoinPartitions(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, blockLimit := range []int{200, maxBlock} {
-			for _, nb := range []int{300, 5000} {
+			for _, nb := range []int{300, 5000, -5000} {
 				t.Run(fmt.Sprintf("layout=%s/block=%d/batch=%d", name, blockLimit, nb), func(t *testing.T) {
 					r := rand.New(rand.NewPCG(seed, uint64(nb+blockLimit)))
-					batch, bfps, stored, sfps := joinIndexInput(r, 30000, nb, l.K())
+					gen := func() Fingerprint { return Fingerprint(r.Uint64()) }
+					if nb < 0 { // prefix groups of tens of entries
+						nb, gen = -nb, clustered(r)
+					}
+					batch, bfps, stored, sfps := joinIndexInputFrom(r, 30000, nb, l.K(), gen)
 					inBlocks := len(sfps) * 3 / 4
 					x := openJoinIndex(t, l, blockLimit, stored, sfps, inBlocks)
 					fids, ffps := firstIDs(stored, sfps)
