@@ -337,4 +337,5 @@ func SeedHosts(seeds []string) []string {
 type counters struct {
 	fetched, stored, thin, exact, near, skipped, errors, retries atomic.Int64
 	inFlight                                                     atomic.Int64
+	held                                                         atomic.Int64 // fetched, then left queued at MaxPages
 }

@@ -110,6 +110,12 @@ func (c *Crawler) DedupWith(ctx context.Context, src RecordSource, onKept func(*
 	}
 	statusDone()
 	sum, serr := c.summary(ctx, start)
+	if sum != nil {
+		// A record read is decided in exactly one of these ways, or left
+		// for a rerun: past the page limit, or read as the run stopped.
+		r := &sum.Run
+		r.Held = max(0, r.Fetched-r.Stored-r.DroppedExact-r.DroppedNear-r.Skipped-r.Errors)
+	}
 	if runErr != nil {
 		return sum, runErr
 	}
@@ -206,18 +212,9 @@ func (c *Crawler) readRecords(ctx context.Context, src RecordSource, jobs, order
 // newDedupJob builds the page for rec, or returns nil when rec's key is
 // already decided.
 func (c *Crawler) newDedupJob(rec *Record) (*dedupJob, error) {
-	u := strings.TrimSpace(rec.URL)
+	u, key := recordKey(rec)
 	if u == "" {
 		return nil, errors.New("crawler: dedup: record without a url")
-	}
-	if lu := strings.ToLower(u); strings.HasPrefix(lu, "http://") || strings.HasPrefix(lu, "https://") {
-		if cu, err := frontier.Canonical(u); err == nil {
-			u = cu
-		}
-	}
-	key := rec.Key
-	if key == "" {
-		key = u
 	}
 	decided, err := c.decided(key)
 	if err != nil || decided {
@@ -247,6 +244,22 @@ func (c *Crawler) newDedupJob(rec *Record) (*dedupJob, error) {
 		return markTx(tx, key, outcome)
 	}
 	return &dedupJob{p: p, key: key, ready: make(chan struct{})}, nil
+}
+
+// recordKey returns rec's URL, canonical when it is http(s), and the key
+// its outcome is recorded under: rec.Key, else that URL.
+func recordKey(rec *Record) (u, key string) {
+	u = strings.TrimSpace(rec.URL)
+	if lu := strings.ToLower(u); strings.HasPrefix(lu, "http://") || strings.HasPrefix(lu, "https://") {
+		if cu, err := frontier.Canonical(u); err == nil {
+			u = cu
+		}
+	}
+	key = rec.Key
+	if key == "" {
+		key = u
+	}
+	return u, key
 }
 
 func (c *Crawler) decided(key string) (bool, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -377,24 +378,94 @@ func TestDedupBatchCrashThenResume(t *testing.T) {
 }
 
 // MaxPages stops a batch where one by one would stop: exactly that many
-// pages stored, the rest undecided for a later run.
+// pages stored, the rest undecided for a later run, and the summary counts
+// the records read but left undecided.
 func TestDedupBatchMaxPages(t *testing.T) {
 	recs := oracleCorpus(t, rand.New(rand.NewPCG(4, 4)), 6, 3)
-	dir := t.TempDir()
-	c, err := Open(Options{DataDir: dir, K: 3, MaxPages: 10})
+	for _, batch := range []int{1, 16} {
+		dir := t.TempDir()
+		c, err := Open(Options{DataDir: dir, K: 3, MaxPages: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := &sliceSource{recs: recs}
+		sum, err := c.DedupWith(context.Background(), src, nil, DedupOptions{Batch: batch})
+		if cerr := c.Close(); cerr != nil {
+			t.Fatal(cerr)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Pages != 10 || sum.PageLimit != 10 {
+			t.Errorf("batch %d: %d pages stored (limit %d), want 10", batch, sum.Pages, sum.PageLimit)
+		}
+		read := recs[:len(recs)-len(src.recs)]
+		if want := undecided(t, dir, read); want == 0 || sum.Run.Held != int64(want) {
+			t.Errorf("batch %d: summary says %d undecided of %d records read; %d are", batch, sum.Run.Held, len(read), want)
+		}
+	}
+}
+
+// An interrupted dedup's summary counts the records it read but did not
+// decide.
+func TestDedupInterruptedCountsUndecided(t *testing.T) {
+	recs := oracleCorpus(t, rand.New(rand.NewPCG(6, 6)), 6, 3)
+	for _, batch := range []int{1, 16} {
+		dir := t.TempDir()
+		c := openDedup(t, dir)
+		ctx, cancel := context.WithCancel(context.Background())
+		src := &cancelSource{sliceSource: sliceSource{recs: recs}, after: 40, cancel: cancel}
+		sum, err := c.DedupWith(ctx, src, nil, DedupOptions{Batch: batch})
+		cancel()
+		if cerr := c.Close(); cerr != nil {
+			t.Fatal(cerr)
+		}
+		if !errors.Is(err, context.Canceled) || sum == nil {
+			t.Fatalf("batch %d: DedupWith = %v, %v; want a summary and context.Canceled", batch, sum, err)
+		}
+		read := recs[:len(recs)-len(src.recs)]
+		if want := undecided(t, dir, read); sum.Run.Held != int64(want) || sum.Run.Fetched != int64(len(read)) {
+			t.Errorf("batch %d: summary says %d read, %d undecided; %d were read, %d undecided", batch, sum.Run.Fetched, sum.Run.Held, len(read), want)
+		}
+	}
+}
+
+// cancelSource cancels after handing out its first after records.
+type cancelSource struct {
+	sliceSource
+	after  int
+	cancel context.CancelFunc
+}
+
+func (s *cancelSource) Next(ctx context.Context) (*Record, error) {
+	if s.after == 0 {
+		s.cancel()
+	}
+	s.after--
+	return s.sliceSource.Next(ctx)
+}
+
+// undecided counts the records of recs whose key has no outcome in dir.
+func undecided(t *testing.T, dir string, recs []*Record) int {
+	t.Helper()
+	d, err := OpenData(dir, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := c.DedupWith(context.Background(), &sliceSource{recs: recs}, nil, DedupOptions{Batch: 16})
-	if cerr := c.Close(); cerr != nil {
-		t.Fatal(cerr)
-	}
+	defer d.Close()
+	n := 0
+	err = d.DB.View(func(tx *bolt.Tx) error {
+		for _, r := range recs {
+			if _, key := recordKey(r); tx.Bucket(dedupBucket).Get([]byte(key)) == nil {
+				n++
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Pages != 10 || sum.PageLimit != 10 {
-		t.Errorf("%d pages stored (limit %d), want 10", sum.Pages, sum.PageLimit)
-	}
+	return n
 }
 
 func TestDedupBatchCancelled(t *testing.T) {
@@ -432,5 +503,41 @@ func TestDedupBatchContentSeenOff(t *testing.T) {
 	}
 	if d := firstDiff(want, got); d != "" {
 		t.Errorf("data directories differ at %s", d)
+	}
+}
+
+// Every record a dedup skips for what it holds (noindex, not HTML, its
+// URL already stored) is logged at info with its URL and the reason, one
+// by one and in batches.
+func TestDedupLogsSkippedRecords(t *testing.T) {
+	fetched := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	recs := []*Record{
+		{URL: "http://a.example/kept", Text: strings.Join(demosite.Words(3, 120), " "), FetchedAt: fetched},
+		{URL: "http://a.example/noindex", Body: []byte(strings.Replace(string(dedupHTML("N", demosite.Words(7, 300))), "<head>", `<head><meta name="robots" content="noindex">`, 1)), FetchedAt: fetched},
+		{URL: "http://a.example/img.png", Body: []byte("\x89PNG\r\n"), ContentType: "image/png", FetchedAt: fetched},
+		{URL: "http://a.example/kept", Key: "again", Text: strings.Join(demosite.Words(4, 120), " "), FetchedAt: fetched},
+	}
+	for _, batch := range []int{1, 8} {
+		var log strings.Builder
+		c, err := Open(Options{DataDir: t.TempDir(), K: 3, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.DedupWith(context.Background(), &sliceSource{recs: recs}, nil, DedupOptions{Batch: batch})
+		if cerr := c.Close(); cerr != nil {
+			t.Fatal(cerr)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{
+			`msg=skipped url=http://a.example/noindex reason="noindex`,
+			`msg=skipped url=http://a.example/img.png reason=`,
+			`msg=skipped url=http://a.example/kept reason="the store already holds`,
+		} {
+			if !strings.Contains(log.String(), want) {
+				t.Errorf("batch %d: log lacks %s:\n%s", batch, want, log.String())
+			}
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"time"
 
@@ -81,7 +82,7 @@ func (c *Crawler) examine(p *page) (outcome, failure string) {
 			extract.Options{MaxBodySize: c.fetcher.opts.MaxBodySize, XRobotsTag: p.resp.Header.Get("X-Robots-Tag")})
 		if errors.Is(err, extract.ErrNotHTML) {
 			c.skip(skipNonHTML)
-			c.opts.Logger.Debug("skipped", "url", p.item.URL, "reason", err.Error())
+			c.logSkip(p, err.Error())
 			return outcomeNonHTML, ""
 		}
 		if err != nil {
@@ -179,6 +180,7 @@ func (c *Crawler) commit(p *page) error {
 		return c.storeTx(tx, p)
 	})
 	if errors.Is(err, errMaxPages) {
+		c.stats.held.Add(1)
 		return nil
 	}
 	if err != nil {
@@ -320,6 +322,17 @@ func (c *Crawler) finishTx(tx *bolt.Tx, p *page, outcome string, follow bool) er
 	return c.frontier.DoneTx(tx, p.item, outcome)
 }
 
+// logSkip logs that p was skipped for reason: at info for a dedup record,
+// where each input record is the user's to account for, at debug for a
+// crawled page (a crawl skips many, and counts them by reason in metrics).
+func (c *Crawler) logSkip(p *page, reason string) {
+	level := slog.LevelDebug
+	if p.record != nil {
+		level = slog.LevelInfo
+	}
+	c.opts.Logger.Log(context.Background(), level, "skipped", "url", p.item.URL, "reason", reason)
+}
+
 func (c *Crawler) count(p *page, d *storage.DropRecord) {
 	switch {
 	case p.alias:
@@ -334,6 +347,7 @@ func (c *Crawler) count(p *page, d *storage.DropRecord) {
 		c.stats.near.Add(1)
 	case p.doc.NoIndex:
 		c.skip(skipNoIndex)
+		c.logSkip(p, "noindex: the page asks not to be indexed (robots meta or X-Robots-Tag)")
 	case p.thin:
 		c.stats.stored.Add(1)
 		c.stats.thin.Add(1)

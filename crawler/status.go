@@ -18,8 +18,13 @@ type Stats struct {
 	Fetched, Stored, Thin, DroppedExact, DroppedNear int64
 	Skipped, Errors, Retries                         int64
 	InFlight                                         int64
-	Queue                                            int // URLs pending in the frontier
-	Elapsed                                          time.Duration
+	// Held counts pages fetched but left undecided for a later run: the
+	// page limit was reached while they were in flight (crawl), or, for
+	// Dedup, records read but not decided (the page limit, or the run
+	// was interrupted). A rerun fetches or reads them again.
+	Held    int64
+	Queue   int // URLs pending in the frontier
+	Elapsed time.Duration
 }
 
 // Stats returns the current figures of this run.
@@ -29,7 +34,7 @@ func (c *Crawler) Stats(start time.Time) Stats {
 		Fetched: c.stats.fetched.Load(), Stored: c.stats.stored.Load(), Thin: c.stats.thin.Load(),
 		DroppedExact: c.stats.exact.Load(), DroppedNear: c.stats.near.Load(),
 		Skipped: c.stats.skipped.Load(), Errors: c.stats.errors.Load(), Retries: c.stats.retries.Load(),
-		InFlight: c.stats.inFlight.Load(), Queue: fs.Pending, Elapsed: time.Since(start),
+		InFlight: c.stats.inFlight.Load(), Held: c.stats.held.Load(), Queue: fs.Pending, Elapsed: time.Since(start),
 	}
 }
 
@@ -138,8 +143,12 @@ func (c *Crawler) summary(ctx context.Context, start time.Time) (*Summary, error
 // Print writes the summary for a person.
 func (s *Summary) Print(w io.Writer) {
 	r := s.Run
-	fmt.Fprintf(w, "This run: fetched %d, stored %d (%d thin), dropped %d exact + %d near, skipped %d, errors %d, retries %d in %s\n",
-		r.Fetched, r.Stored, r.Thin, r.DroppedExact, r.DroppedNear, r.Skipped, r.Errors, r.Retries, r.Elapsed.Truncate(time.Millisecond))
+	held := ""
+	if r.Held > 0 {
+		held = fmt.Sprintf(", %d fetched but left queued at the page limit", r.Held)
+	}
+	fmt.Fprintf(w, "This run: fetched %d, stored %d (%d thin), dropped %d exact + %d near, skipped %d, errors %d, retries %d%s in %s\n",
+		r.Fetched, r.Stored, r.Thin, r.DroppedExact, r.DroppedNear, r.Skipped, r.Errors, r.Retries, held, r.Elapsed.Truncate(time.Millisecond))
 	total := s.Pages + s.Drops
 	rate := 0.0
 	if total > 0 {

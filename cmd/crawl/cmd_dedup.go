@@ -116,8 +116,12 @@ func printDedupSummary(w io.Writer, s *crawler.Summary) {
 	if r.Elapsed > 0 {
 		rate = float64(r.Fetched) / r.Elapsed.Seconds()
 	}
-	fmt.Fprintf(w, "This run: read %d record%s, kept %d (%d thin), dropped %d exact + %d near, skipped %d (already decided, not HTML or URL taken), errors %d in %s (%.0f records/s)\n",
-		r.Fetched, plural(r.Fetched), r.Stored, r.Thin, r.DroppedExact, r.DroppedNear, r.Skipped, r.Errors,
+	held := ""
+	if r.Held > 0 {
+		held = fmt.Sprintf(", undecided %d (the page limit or an interrupt; a rerun decides them)", r.Held)
+	}
+	fmt.Fprintf(w, "This run: read %d record%s, kept %d (%d thin), dropped %d exact + %d near, skipped %d (already decided, not HTML, noindex or URL taken), errors %d%s in %s (%.0f records/s)\n",
+		r.Fetched, plural(r.Fetched), r.Stored, r.Thin, r.DroppedExact, r.DroppedNear, r.Skipped, r.Errors, held,
 		r.Elapsed.Truncate(time.Millisecond), rate)
 	total := s.Pages + s.Drops
 	drop := 0.0
