@@ -61,7 +61,7 @@ func commands() []command {
 			"counts, drop rate per host, histograms of near-drop and nearest-neighbour distances (to choose k)", (*Main).runStats},
 		{"dedup", "--input PATH... [--data DIR] [--format auto|html|jsonl|warc] [--out FILE] [--batch N]",
 			"run extraction and ContentSeen on pages on disk (HTML tree, JSON Lines, WARC) into a data directory", (*Main).runDedup},
-		{"index", "build [--from DATA|FILE] [--data DIR] --out FILE [--layout NAME] | join --batch FILE --stored FILE|DATA [--k N] [--layout NAME] [--json] | migrate --data DIR --layout NAME",
+		{"index", "build [--from DATA|FILE] [--data DIR] --out FILE [--layout NAME] | join --batch FILE|INDEX|DATA --stored FILE|INDEX|DATA [--k N] [--layout NAME] [--json] | migrate --data DIR --layout NAME",
 			"bulk-build an index file from fingerprints, report all pairs within k between a batch and a stored set, or rebuild a data directory's index with another layout", (*Main).runIndex},
 		{"help", "[COMMAND [SUBCOMMAND]]", "describe a command and its flags", (*Main).runHelp},
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -157,7 +158,7 @@ func (m *Main) runIndexJoin(ctx context.Context, args []string) (err error) {
 	batchPath := fset.String("batch", "", "fingerprint file, index file (from index build) or data directory of the batch (required)")
 	storedPath := fset.String("stored", "", "fingerprint file, index file (from index build) or data directory of the stored set (required)")
 	k := fset.Int("k", 3, "report pairs within k bits")
-	layoutName := fset.String("layout", contentseen.Layout4x16, "table layout over the batch: 4x16, 10x28, google16 or k<k>/<widths>/lead<n>")
+	layoutName := fset.String("layout", "", "table layout over the batch: 4x16, 10x28, google16 or k<k>/<widths>/lead<n>\n(default: the stored index's, so that the join merges with it; else 4x16)")
 	asJSON := fset.Bool("json", false, `JSON Lines: {"batch_id","stored_id","distance"}`)
 	if err := fset.Parse(args); err != nil {
 		return err
@@ -167,9 +168,17 @@ func (m *Main) runIndexJoin(ctx context.Context, args []string) (err error) {
 	}
 	if *batchPath == "" || *storedPath == "" {
 		fset.Usage()
-		return errors.New("index join: --batch FILE and --stored FILE|DATA are required")
+		return errors.New("index join: --batch FILE|INDEX|DATA and --stored FILE|INDEX|DATA are required")
 	}
-	layout, err := contentseen.LayoutByName(*layoutName)
+	storedLayout, err := indexLayout(*storedPath)
+	if err != nil {
+		return fmt.Errorf("index join: stored: %w", err)
+	}
+	name := *layoutName
+	if name == "" {
+		name = cmp.Or(storedLayout, contentseen.Layout4x16)
+	}
+	layout, err := contentseen.LayoutByName(name)
 	if err != nil {
 		return fmt.Errorf("index join: %w", err)
 	}
@@ -202,6 +211,9 @@ func (m *Main) runIndexJoin(ctx context.Context, args []string) (err error) {
 	}
 
 	how := "streamed"
+	if storedLayout != "" && storedLayout != layout.Name() {
+		how = fmt.Sprintf("streamed: the stored index has layout %s, the batch's tables %s; --layout %s would merge", storedLayout, layout.Name(), storedLayout)
+	}
 	counted, merged, err := joinStoredIndex(ctx, *storedPath, j, emit)
 	if err == nil && merged {
 		how = "merged with the stored index's tables"
@@ -218,6 +230,62 @@ func (m *Main) runIndexJoin(ctx context.Context, args []string) (err error) {
 	fmt.Fprintf(m.Stderr, "%d pair%s within %d bits: %d batch × %d stored fingerprints (%s)\n",
 		n, plural(n), *k, len(batch.fps), counted, how)
 	return nil
+}
+
+// indexLayout returns the layout of the index kept at path (an index file
+// or a data directory's, in the current format), or "" when path holds
+// none: a fingerprint file, an index in an older format.
+func indexLayout(path string) (layout string, err error) {
+	db, err := openIndexDB(path)
+	if err != nil || db == nil {
+		return "", err
+	}
+	defer func() {
+		if cerr := db.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	err = db.View(func(tx *bolt.Tx) error {
+		name, _, ok := contentseen.ReadBoltMeta(tx, "")
+		if _, current := contentseen.BoltFormatTx(tx, ""); ok && current {
+			layout = name
+		}
+		return nil
+	})
+	return layout, err
+}
+
+// openIndexDB opens the bbolt file that keeps an index at path: an index
+// file, read-only, or a data directory's. It returns nil and no error when
+// path is neither (a fingerprint file).
+func openIndexDB(path string) (*bolt.DB, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case st.IsDir():
+		d, err := crawler.OpenData(path, 0)
+		if err != nil {
+			return nil, err
+		}
+		return d.DB, nil
+	case isBoltFile(path):
+		db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+		if err != nil {
+			return nil, fmt.Errorf("open index file %s: %w", path, err)
+		}
+		return db, nil
+	}
+	return nil, nil
+}
+
+// wrapNonNil prefixes err with what, keeping nil nil.
+func wrapNonNil(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // joinStoredStream streams the stored input through j in partitions, one
@@ -253,24 +321,9 @@ func joinStoredStream(ctx context.Context, path string, j *contentseen.Joiner, e
 // stored pages the streamed path reads unless the crawl ran with
 // ContentSeen off for a while or stored exact duplicates.
 func joinStoredIndex(ctx context.Context, path string, j *contentseen.Joiner, emit func(contentseen.Pair) error) (counted int, merged bool, err error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return 0, false, fmt.Errorf("stored: %w", err)
-	}
-	var db *bolt.DB
-	switch {
-	case st.IsDir():
-		d, err := crawler.OpenData(path, 0)
-		if err != nil {
-			return 0, false, fmt.Errorf("stored: %w", err)
-		}
-		db = d.DB
-	case isBoltFile(path):
-		if db, err = bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second}); err != nil {
-			return 0, false, fmt.Errorf("stored: open index file %s: %w", path, err)
-		}
-	default:
-		return 0, false, nil
+	db, err := openIndexDB(path)
+	if err != nil || db == nil {
+		return 0, false, wrapNonNil("stored", err)
 	}
 	defer func() {
 		if cerr := db.Close(); err == nil && cerr != nil {

@@ -374,7 +374,11 @@ func TestIndexJoinStoredIndexFile(t *testing.T) {
 	}
 	join := func(batch, stored, layout, how string) []string {
 		t.Helper()
-		out, errOut, err := run(t, "", "index", "join", "--batch", batch, "--stored", stored, "--k", "3", "--layout", layout)
+		args := []string{"index", "join", "--batch", batch, "--stored", stored, "--k", "3"}
+		if layout != "" {
+			args = append(args, "--layout", layout)
+		}
+		out, errOut, err := run(t, "", args...)
 		if err != nil {
 			t.Fatalf("index join --batch %s --stored %s: %v\n%s", batch, stored, err, errOut)
 		}
@@ -394,9 +398,19 @@ func TestIndexJoinStoredIndexFile(t *testing.T) {
 	if got := join(batchPath, idx, "4x16", merged); !slices.Equal(got, want) {
 		t.Errorf("--stored index file: %d pairs, from the fingerprint file %d\n got %q\nwant %q", len(got), len(want), got, want)
 	}
-	// Another layout: its fingerprints streamed.
-	if got := join(batchPath, idx, "10x28", streamed); !slices.Equal(got, want) {
+	// Another layout: its fingerprints streamed, and the summary says why.
+	if got := join(batchPath, idx, "10x28", "streamed: the stored index has layout 4x16, the batch's tables 10x28; --layout 4x16 would merge"); !slices.Equal(got, want) {
 		t.Errorf("--stored index file, --layout 10x28: %d pairs, from the fingerprint file %d", len(got), len(want))
+	}
+	// No --layout: the stored index's, whichever it is.
+	idx10 := filepath.Join(dir, "stored10.db")
+	if _, errOut, err := run(t, "", "index", "build", "--from", storedPath, "--out", idx10, "--layout", "10x28"); err != nil {
+		t.Fatalf("index build --layout 10x28: %v\n%s", err, errOut)
+	}
+	for _, stored := range []string{idx, idx10} {
+		if got := join(batchPath, stored, "", merged); !slices.Equal(got, want) {
+			t.Errorf("--stored %s, no --layout: %d pairs, from the fingerprint file %d", stored, len(got), len(want))
+		}
 	}
 	// The index as the batch: the same pairs, sides swapped.
 	var swapped []string
