@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -205,5 +206,29 @@ func TestDedupCancelled(t *testing.T) {
 	_, err := c.Dedup(ctx, &sliceSource{recs: []*Record{{URL: "http://example.com/a", Text: "x"}}}, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Dedup = %v, want context.Canceled", err)
+	}
+}
+
+// A drop log in a directory that does not exist is refused before the
+// data directory is created, so nothing is left behind to clean up.
+func TestOpenDropLogWithoutDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	_, err := Open(Options{DataDir: dir, K: 3, DropLog: filepath.Join(t.TempDir(), "missing", "log.jsonl")})
+	if err == nil || !strings.Contains(err.Error(), "no directory") {
+		t.Fatalf("Open = %v, want an error naming the missing directory", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the data directory was created (%v)", err)
+	}
+	// In a directory of its own that exists, and in the data directory
+	// (which Open creates), it is fine.
+	for _, log := range []string{filepath.Join(t.TempDir(), "log.jsonl"), filepath.Join(dir, "drops.jsonl")} {
+		c, err := Open(Options{DataDir: dir, K: 3, DropLog: log})
+		if err != nil {
+			t.Fatalf("Open with drop log %s: %v", log, err)
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -97,6 +99,13 @@ func (o *Options) validate() error {
 	}
 	if o.Retries < 0 {
 		errs = append(errs, fmt.Errorf("crawler: retries = %d, want >= 0", o.Retries))
+	}
+	// Checked before anything is created: Open makes the data directory,
+	// not the drop log's.
+	if dir := filepath.Dir(o.DropLog); o.DropLog != "" && filepath.Clean(dir) != filepath.Clean(o.DataDir) {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			errs = append(errs, fmt.Errorf("crawler: drop log %s: no directory %s (a relative path starts at the current directory)", o.DropLog, dir))
+		}
 	}
 	return errors.Join(errs...)
 }
