@@ -164,6 +164,27 @@ func (m *Main) newFlagSet(name string) *flag.FlagSet {
 	return fs
 }
 
+// parseInterspersed parses fset's flags wherever they stand among args,
+// since users write `crawl distance a.html b.html --features words` as
+// readily as the flags first, and returns the other arguments in order.
+// After "--" everything is an argument.
+func parseInterspersed(fset *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fset.Parse(args); err != nil {
+			return nil, err
+		}
+		left := fset.Args()
+		if len(left) == 0 {
+			return rest, nil
+		}
+		if used := len(args) - len(left); used > 0 && args[used-1] == "--" {
+			return append(rest, left...), nil
+		}
+		rest, args = append(rest, left[0]), left[1:]
+	}
+}
+
 // flagOutput is a flag set's output. On a bad flag the flag package writes
 // the error, then the usage, and returns the error, which main prints after
 // the usage: flagOutput drops that first line so the error shows once.

@@ -29,10 +29,11 @@ func (m *Main) runDedup(ctx context.Context, args []string) (err error) {
 		"0 = automatic: batches of 4096 when the inputs total 1 MiB or more")
 	var cf configFlags
 	m.addConfigFlags(fset, &cf)
-	if err := fset.Parse(args); err != nil {
+	rest, err := parseInterspersed(fset, args)
+	if err != nil {
 		return err
 	}
-	paths = append(paths, fset.Args()...)
+	paths = append(paths, rest...)
 	if len(paths) == 0 {
 		fset.Usage()
 		return errors.New("dedup: --input is required")

@@ -38,10 +38,11 @@ func (m *Main) runExtract(ctx context.Context, args []string) error {
 	asJSON := fset.Bool("json", false, "print one JSON object per input")
 	var cf configFlags
 	m.addConfigFlags(fset, &cf)
-	if err := fset.Parse(args); err != nil {
+	inputs, err := parseInterspersed(fset, args)
+	if err != nil {
 		return err
 	}
-	if fset.NArg() == 0 {
+	if len(inputs) == 0 {
 		fset.Usage()
 		return errors.New("extract: want at least one FILE or URL")
 	}
@@ -53,7 +54,7 @@ func (m *Main) runExtract(ctx context.Context, args []string) error {
 	var errs []error
 	enc := json.NewEncoder(m.Stdout)
 	enc.SetEscapeHTML(false)
-	for _, in := range fset.Args() {
+	for _, in := range inputs {
 		out := extractOutput{Input: in}
 		doc, err := m.extractOne(ctx, cfg, &fetcher, in)
 		if err != nil {
@@ -74,7 +75,7 @@ func (m *Main) runExtract(ctx context.Context, args []string) error {
 	}
 	if len(errs) > 0 {
 		// Each error was printed with its input above.
-		return fmt.Errorf("extract: %d of %d input%s failed", len(errs), fset.NArg(), plural(fset.NArg()))
+		return fmt.Errorf("extract: %d of %d input%s failed", len(errs), len(inputs), plural(len(inputs)))
 	}
 	return nil
 }

@@ -18,14 +18,14 @@ import (
 func (m *Main) runFingerprint(ctx context.Context, args []string) error {
 	fset := m.newFlagSet("fingerprint")
 	spec := fset.String("features", "words", "features: words, word-shingles:N, char-shingles:N")
-	if err := fset.Parse(args); err != nil {
+	files, err := parseInterspersed(fset, args)
+	if err != nil {
 		return err
 	}
 	fper, err := newFingerprinter(*spec)
 	if err != nil {
 		return err
 	}
-	files := fset.Args()
 	if len(files) == 0 {
 		files = []string{"-"}
 	}
@@ -33,7 +33,7 @@ func (m *Main) runFingerprint(ctx context.Context, args []string) error {
 	for _, name := range files {
 		text, err := m.readText(name)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("fingerprint: %w", err))
 			continue
 		}
 		fp, n, err := fper.Fingerprint(text)
@@ -52,22 +52,23 @@ func (m *Main) runFingerprint(ctx context.Context, args []string) error {
 func (m *Main) runDistance(ctx context.Context, args []string) error {
 	fset := m.newFlagSet("distance")
 	spec := fset.String("features", "words", "features: words, word-shingles:N, char-shingles:N")
-	if err := fset.Parse(args); err != nil {
+	files, err := parseInterspersed(fset, args)
+	if err != nil {
 		return err
 	}
-	if fset.NArg() != 2 {
+	if len(files) != 2 {
 		fset.Usage()
-		return errors.New("distance: want two files")
+		return fmt.Errorf("distance: want two files, got %d", len(files))
 	}
 	fper, err := newFingerprinter(*spec)
 	if err != nil {
 		return err
 	}
 	var fps [2]contentseen.Fingerprint
-	for i, name := range fset.Args() {
+	for i, name := range files {
 		text, err := m.readText(name)
 		if err != nil {
-			return err
+			return fmt.Errorf("distance: %w", err)
 		}
 		fp, _, err := fper.Fingerprint(text)
 		if err != nil {

@@ -162,6 +162,27 @@ func TestFingerprintAndDistance(t *testing.T) {
 	if !strings.Contains(out, "not enough content") {
 		t.Errorf("thin stdin: %s", out)
 	}
+	// Flags may follow the files; after "--" a name is a file even when
+	// it looks like a flag.
+	words, _, err := run(t, "", "distance", "--features", "words", a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shingles, _, err := run(t, "", "distance", "--features", "char-shingles:3", a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after, _, err := run(t, "", "distance", a, b, "--features", "char-shingles:3"); err != nil || after != shingles || after == words {
+		t.Errorf("distance with the flag after the files: %q, %v; want %q (flag first), not %q (default)", after, err, shingles, words)
+	}
+	writeFile(t, dir, "--features", "The cat sat on the mat while the dog slept by the door, and the children read books about ships.")
+	t.Chdir(dir)
+	if out, _, err := run(t, "", "fingerprint", "--", "--features"); err != nil || !strings.HasSuffix(strings.TrimSpace(out), " --features") {
+		t.Errorf("fingerprint -- --features: %q, %v; want the file's fingerprint", out, err)
+	}
+	if _, _, err := run(t, "", "distance", a); err == nil || !strings.Contains(err.Error(), "want two files, got 1") {
+		t.Errorf("distance with one file: %v", err)
+	}
 }
 
 func TestExtractJSON(t *testing.T) {
