@@ -79,6 +79,8 @@ func (m *Main) runDemo(ctx context.Context, args []string) error {
 	}
 	if *keep || *data != "" {
 		fmt.Fprintf(m.Stdout, "\nData kept in %s: try `crawl export --data %s`.\n", dir, dir)
+	} else {
+		fmt.Fprintf(m.Stdout, "\nThe temporary data directory %s is removed now; rerun with --keep (or --data DIR) to keep it.\n", dir)
 	}
 	return nil
 }
