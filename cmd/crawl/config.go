@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"regexp"
@@ -115,7 +113,8 @@ func defaultConfig() Config {
 
 // loadConfig returns the defaults overlaid with the file at path (when path
 // is not empty) and then with each key=value of sets, in order. Decoding is
-// strict: an unknown key is an error naming the key and its line.
+// strict: an unknown key, or a value of the wrong kind (1.5 for a whole
+// number), is an error naming its line.
 func loadConfig(path string, sets []string) (Config, error) {
 	cfg := defaultConfig()
 	if path != "" {
@@ -136,59 +135,6 @@ func loadConfig(path string, sets []string) (Config, error) {
 		return cfg, err
 	}
 	return cfg, nil
-}
-
-func decodeStrict(b []byte, cfg *Config) error {
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	err := dec.Decode(cfg)
-	if errors.Is(err, io.EOF) {
-		return nil // an empty file keeps the defaults
-	}
-	return plainYAMLError(err)
-}
-
-// Sections of config.yaml by the Go type that decodes them, to name keys
-// in errors the way the file writes them.
-var configSections = map[string]string{
-	"Config": "", "ScopeConfig": "scope.", "FetchConfig": "fetch.",
-	"ContentSeenConfig": "contentseen.", "StoreConfig": "store.", "LogConfig": "log.",
-}
-
-var (
-	reLinePrefix = regexp.MustCompile(`(^|; )(yaml: )?line \d+: `)
-	reUnknownKey = regexp.MustCompile(`field (\S+) not found in type main\.(\w+)`)
-	reWrongType  = regexp.MustCompile("cannot unmarshal !!\\w+ `(.*)` into (\\S+)")
-)
-
-// plainYAMLError rewrites the YAML decoder's messages, which speak of Go
-// types, in the file's terms: "unknown key fetch.delai", "want a whole
-// number".
-func plainYAMLError(err error) error {
-	var te *yaml.TypeError
-	if !errors.As(err, &te) {
-		return err
-	}
-	msgs := make([]string, len(te.Errors))
-	for i, m := range te.Errors {
-		m = reUnknownKey.ReplaceAllStringFunc(m, func(s string) string {
-			g := reUnknownKey.FindStringSubmatch(s)
-			return fmt.Sprintf("unknown key %s%s (config.yaml at the repository root lists every key)", configSections[g[2]], g[1])
-		})
-		m = reWrongType.ReplaceAllStringFunc(m, func(s string) string {
-			g := reWrongType.FindStringSubmatch(s)
-			want := map[string]string{
-				"int": "a whole number", "int64": "a whole number", "bool": "true or false", "string": "a string",
-				"[]string": "a list, written [a, b]",
-			}[g[2]]
-			if want == "" {
-				want = g[2]
-			}
-			return fmt.Sprintf("%q is not %s", g[1], want)
-		})
-		msgs[i] = m
-	}
-	return errors.New(strings.Join(msgs, "; "))
 }
 
 // applySet overlays one --set key=value, where key is a dotted path such as
@@ -309,8 +255,8 @@ type Duration time.Duration
 // UnmarshalYAML implements yaml.Unmarshaler.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := time.ParseDuration(n.Value)
-	if err != nil {
-		return fmt.Errorf("line %d: %q is not a duration (e.g. 500ms, 2s, 1m)", n.Line, n.Value)
+	if err != nil || n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: %s is not a duration (e.g. 500ms, 2s, 1m)", n.Line, written(n))
 	}
 	*d = Duration(v)
 	return nil
@@ -327,6 +273,9 @@ type ByteSize int64
 
 // UnmarshalYAML implements yaml.Unmarshaler.
 func (s *ByteSize) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: %s is not a size (e.g. 10MiB, 512KiB, 1048576)", n.Line, written(n))
+	}
 	v, err := parseByteSize(n.Value)
 	if err != nil {
 		return fmt.Errorf("line %d: %w", n.Line, err)

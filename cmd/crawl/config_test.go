@@ -2,6 +2,8 @@ package main
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -49,18 +51,55 @@ func TestGoodConfig(t *testing.T) {
 func TestBadConfigs(t *testing.T) {
 	for _, tc := range []struct {
 		file string
+		doc  string   // when set, the file's text; else it is in testdata/config
 		want []string // every one must appear in the error
 	}{
-		{"unknown_key.bad.yaml", []string{"line 3", "unknown key fetch.delai"}},
-		{"bad_duration.bad.yaml", []string{"line 2", `"soon" is not a duration`}},
-		{"bad_size.bad.yaml", []string{"line 2", "not a size"}},
-		{"bad_values.bad.yaml", []string{"contentseen.k", "fetch.parallelism"}},
-		{"bad_regexp.bad.yaml", []string{"scope.exclude", "(unclosed"}},
-		{"syntax.bad.yaml", []string{"syntax.bad.yaml", "line"}},
-		{"bad_level.bad.yaml", []string{"log.level", "loud"}},
+		{"unknown_key.bad.yaml", "", []string{"line 3", "unknown key fetch.delai"}},
+		{"bad_duration.bad.yaml", "", []string{"line 2", `"soon" is not a duration`}},
+		{"bad_size.bad.yaml", "", []string{"line 2", "not a size"}},
+		{"bad_values.bad.yaml", "", []string{"contentseen.k", "fetch.parallelism"}},
+		{"bad_regexp.bad.yaml", "", []string{"scope.exclude", "(unclosed"}},
+		{"syntax.bad.yaml", "", []string{"syntax.bad.yaml", "line"}},
+		{"bad_level.bad.yaml", "", []string{"log.level", "loud"}},
+
+		// A float aimed at a whole number is an error, never truncated.
+		{"fraction.yaml", "scope:\n  max_pages: 1.5\n", []string{`line 2: "1.5" is not a whole number`}},
+		{"flow_fraction.yaml", "scope: {max_pages: 1.5}\n", []string{`line 1: "1.5" is not a whole number`}},
+		{"parallelism.yaml", "fetch: {parallelism: 2.5}\n", []string{`"2.5" is not a whole number`}},
+		{"exponent.yaml", "scope: {max_depth: 1e1}\n", []string{`"1e1" is not a whole number`}},
+		{"int64.yaml", "contentseen:\n  expected_pages: 2.0e6\n", []string{`line 2: "2.0e6" is not a whole number`}},
+		{"word.yaml", "scope:\n  max_pages: 1\n  max_depth: two\n", []string{`line 3: "two" is not a whole number`}},
+		{"alias_fraction.yaml", "scope:\n  max_depth: &d 2.5\n  max_pages: *d\n", []string{`line 2: "2.5" is not a whole number`}},
+		{"too_large.yaml", "scope:\n  max_pages: 99999999999999999999\n", []string{`line 2: "99999999999999999999" is out of range`}},
+		// Every problem is named, in the order of the file.
+		{"two_problems.yaml", "fetch:\n  delai: 1s\n  parallelism: 2.5\n",
+			[]string{`line 2: unknown key fetch.delai (config.yaml at the repository root lists every key); line 3: "2.5" is not a whole number`}},
+
+		// Kinds are named in the file's terms, never as Go types.
+		{"scalar_section.yaml", "scope: 1\n", []string{`line 1: "1" is not a section: scope holds keys (key: value)`}},
+		{"list_section.yaml", "fetch:\n  - parallelism: 2\n", []string{`line 2: a list is not a section: fetch holds keys (key: value)`}},
+		{"list_file.yaml", "- scope\n- fetch\n", []string{`line 1: the file must hold keys (key: value), not a list`}},
+		{"scalar_file.yaml", "hello\n", []string{`line 1: the file must hold keys (key: value), not "hello"`}},
+		{"section_list.yaml", "scope:\n  include: {a: b}\n", []string{`line 2: a section (key: value) is not a list, written [a, b]`}},
+		{"list_number.yaml", "scope:\n  max_depth: [1]\n", []string{`line 2: a list is not a whole number`}},
+		{"list_string.yaml", "log:\n  level: [info]\n", []string{`line 2: a list is not a string`}},
+		{"list_duration.yaml", "fetch:\n  delay: [1s]\n", []string{`line 2: a list is not a duration`}},
+		{"list_size.yaml", "fetch:\n  max_body_size: {a: 1}\n", []string{`line 2: a section (key: value) is not a size`}},
+		{"twice.yaml", "scope:\n  &k max_depth: 3\n  *k: 4\n", []string{`line 3: key scope.max_depth is set twice`}},
+
+		// A value is shown as written, however long.
+		{"long_list.yaml", "scope:\n  allow_domains: a.com,b.com\n", []string{`line 2: "a.com,b.com" is not a list, written [a, b]`}},
+		{"long_bool.yaml", "store:\n  keep_drop_text: perhaps later\n", []string{`line 2: "perhaps later" is not true or false`}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			_, err := loadConfig("testdata/config/"+tc.file, nil)
+			path := "testdata/config/" + tc.file
+			if tc.doc != "" {
+				path = filepath.Join(t.TempDir(), tc.file)
+				if err := os.WriteFile(path, []byte(tc.doc), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := loadConfig(path, nil)
 			if err == nil {
 				t.Fatalf("loadConfig(%s) succeeded, want an error", tc.file)
 			}
@@ -69,7 +108,37 @@ func TestBadConfigs(t *testing.T) {
 					t.Errorf("loadConfig(%s) = %q, want it to mention %q", tc.file, err, w)
 				}
 			}
+			if strings.Contains(err.Error(), "main.") {
+				t.Errorf("loadConfig(%s) = %q names a Go type", tc.file, err)
+			}
 		})
+	}
+}
+
+// Whole numbers in every form YAML allows, and values that only look like
+// numbers to the eye, still load after the check for fractions.
+func TestConfigGoodValues(t *testing.T) {
+	cfg, err := loadConfig("", []string{
+		"scope.max_pages=1_000", "scope.max_depth=0x10", "fetch.parallelism=+7", "fetch.per_host=~",
+		"fetch.delay=1.5s", "fetch.max_body_size=4096", "contentseen.expected_pages=3000000000",
+		"scope.allow_domains=[a.com, 1.5]", "log.level=info", "scope={max_pages: 3}",
+	})
+	if err != nil {
+		t.Fatalf("loadConfig: %v", err)
+	}
+	got := []any{cfg.Scope.MaxPages, cfg.Scope.MaxDepth, cfg.Fetch.Parallelism, cfg.Fetch.PerHost,
+		cfg.Fetch.Delay, cfg.Fetch.MaxBodySize, cfg.ContentSeen.ExpectedPages, strings.Join(cfg.Scope.AllowDomains, " ")}
+	want := []any{3, 16, 7, defaultConfig().Fetch.PerHost,
+		Duration(1500 * time.Millisecond), ByteSize(4096), int64(3e9), "a.com 1.5"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("decoded %v, want %v", got, want)
+	}
+	anchored := filepath.Join(t.TempDir(), "anchored.yaml")
+	if err := os.WriteFile(anchored, []byte("scope:\nfetch:\n  parallelism: &n 4\n  per_host: *n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := loadConfig(anchored, nil); err != nil || cfg.Fetch.PerHost != 4 || cfg.Scope.MaxDepth != 5 {
+		t.Errorf("loadConfig(anchored.yaml) = per_host %d, max_depth %d, %v; want 4, 5, nil", cfg.Fetch.PerHost, cfg.Scope.MaxDepth, err)
 	}
 }
 
@@ -107,10 +176,22 @@ func TestBadSet(t *testing.T) {
 		{"scope.exclude=copies", "a list, written [a, b]"},
 		{"contentseen.expected_pages=0", "contentseen.expected_pages: must be >= 1"},
 		{"contentseen.expected_pages=lots", `"lots" is not a whole number`},
+		{"scope.max_pages=1.5", `--set scope.max_pages: "1.5" is not a whole number`},
+		{"fetch.parallelism=2.5", `"2.5" is not a whole number`},
+		{"scope.max_depth=1e1", `"1e1" is not a whole number`},
+		{"contentseen.expected_pages=1e7", `"1e7" is not a whole number`},
+		{"scope=1", `--set scope: "1" is not a section: scope holds keys (key: value)`},
+		{"scope=[a]", `a list is not a section: scope holds keys (key: value)`},
+		{"scope.allow_domains=a.com,b.com", `"a.com,b.com" is not a list, written [a, b]`},
+		{"store.keep_drop_text=perhaps later", `"perhaps later" is not true or false`},
+		{"scope.max_pages=everything at once", `"everything at once" is not a whole number`},
 	} {
 		_, err := loadConfig("", []string{tc.set})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("--set %s: err = %v, want it to mention %q", tc.set, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "main.") {
+			t.Errorf("--set %s: err = %v names a Go type", tc.set, err)
 		}
 		if err != nil && strings.Contains(err.Error(), "line ") {
 			t.Errorf("--set %s: err = %v names a line of a file the user never wrote", tc.set, err)
