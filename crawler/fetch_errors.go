@@ -15,7 +15,7 @@ import (
 
 // ErrDisallowed is wrapped by a *FetchError of Kind "disallowed" when
 // robots.txt forbids a URL (the requested one or any redirect target).
-var ErrDisallowed = errors.New("crawler: disallowed by robots.txt")
+var ErrDisallowed = errors.New("robots.txt forbids this path to our user agent")
 
 // Kinds of *FetchError. The strings are stable: they end up in logs and in
 // the frontier's failure records.
@@ -60,7 +60,10 @@ func (e *FetchError) Error() string {
 // so the URL is named once and the outer kind, which scripts read, leads.
 func (e *FetchError) writeCause(b *strings.Builder) {
 	b.WriteString(e.Kind)
-	if e.Status != 0 {
+	switch {
+	case e.Kind == KindStatus:
+		fmt.Fprintf(b, " %d", e.Status) // "status 404", not "status (status 404)"
+	case e.Status != 0:
 		fmt.Fprintf(b, " (status %d)", e.Status)
 	}
 	if e.Err == nil {

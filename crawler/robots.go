@@ -160,7 +160,6 @@ func (f *Fetcher) fetchRobots(ctx context.Context, scheme, host string) (*robots
 		URL:        target,
 		Status:     st.status,
 		RetryAfter: parseRetryAfter(st.header.Get("Retry-After"), time.Now()),
-		Err:        errors.New("crawler: robots.txt unavailable"),
 	}
 }
 

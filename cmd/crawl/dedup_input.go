@@ -89,18 +89,18 @@ func (in *inputs) Close() error {
 func (in *inputs) open(path string) error {
 	st, err := os.Stat(path)
 	if err != nil {
-		return fmt.Errorf("dedup: input: %w", err)
+		return fmt.Errorf("input: %w", err)
 	}
 	if st.IsDir() {
 		if in.format != formatAuto && in.format != formatHTML {
-			return fmt.Errorf("dedup: input %s is a directory: only --format html or auto reads directories", path)
+			return fmt.Errorf("input %s is a directory: only --format html or auto reads directories", path)
 		}
 		in.cur = &htmlTree{stack: [][]string{{path}}, maxBody: in.maxBody}
 		return nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("dedup: input: %w", err)
+		return fmt.Errorf("input: %w", err)
 	}
 	in.closer = f
 	format, err := sniffFormat(path, f, in.format)
@@ -111,13 +111,13 @@ func (in *inputs) open(path string) error {
 	case formatWARC:
 		r, err := warc.NewReader(f)
 		if err != nil {
-			return fmt.Errorf("dedup: %s: %w", path, err)
+			return fmt.Errorf("input %s: %w", path, err)
 		}
 		in.cur = &warcInput{r: r, path: path, maxBody: in.maxBody, log: in.log, malformed: &in.malformed}
 	case formatJSONL:
 		r, err := maybeGunzip(f)
 		if err != nil {
-			return fmt.Errorf("dedup: %s: %w", path, err)
+			return fmt.Errorf("input %s: %w", path, err)
 		}
 		in.cur = &jsonlInput{r: bufio.NewReaderSize(r, 64<<10), path: path, maxLine: 2*in.maxBody + 64<<10, log: in.log, malformed: &in.malformed}
 	default:
@@ -144,15 +144,15 @@ func sniffFormat(path string, f *os.File, asked string) (string, error) {
 	}
 	r, err := maybeGunzip(f)
 	if err != nil {
-		return "", fmt.Errorf("dedup: %s: %w", path, err)
+		return "", fmt.Errorf("input %s: %w", path, err)
 	}
 	head := make([]byte, 512)
 	n, err := io.ReadFull(r, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return "", fmt.Errorf("dedup: %s: %w", path, err)
+		return "", fmt.Errorf("input %s: %w", path, err)
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return "", fmt.Errorf("dedup: %s: %w", path, err)
+		return "", fmt.Errorf("input %s: %w", path, err)
 	}
 	head = bytes.TrimLeft(head[:n], " \t\r\n\ufeff")
 	switch {
@@ -205,12 +205,12 @@ func (t *htmlTree) Next(ctx context.Context) (*crawler.Record, error) {
 		*top = (*top)[1:]
 		st, err := os.Stat(path)
 		if err != nil {
-			return nil, fmt.Errorf("dedup: %w", err)
+			return nil, fmt.Errorf("input: %w", err)
 		}
 		if st.IsDir() {
 			ents, err := os.ReadDir(path)
 			if err != nil {
-				return nil, fmt.Errorf("dedup: %w", err)
+				return nil, fmt.Errorf("input: %w", err)
 			}
 			names := make([]string, 0, len(ents))
 			for _, e := range ents {
@@ -238,16 +238,16 @@ func isHTMLName(path string) bool {
 func (t *htmlTree) read(path string, mod time.Time) (*crawler.Record, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, fmt.Errorf("dedup: %w", err)
+		return nil, fmt.Errorf("input: %w", err)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("dedup: %w", err)
+		return nil, fmt.Errorf("input: %w", err)
 	}
 	defer f.Close()
 	body, cut, err := readBody(f, t.maxBody)
 	if err != nil {
-		return nil, fmt.Errorf("dedup: read %s: %w", path, err)
+		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	ct := "text/html"
 	if strings.EqualFold(filepath.Ext(path), ".xhtml") {
@@ -310,7 +310,7 @@ func (j *jsonlInput) Next(ctx context.Context) (*crawler.Record, error) {
 		if rec.URL == "" {
 			abs, err := filepath.Abs(j.path)
 			if err != nil {
-				return nil, fmt.Errorf("dedup: %w", err)
+				return nil, fmt.Errorf("input: %w", err)
 			}
 			rec.URL = (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs), Fragment: "L" + strconv.Itoa(j.line)}).String()
 		}
@@ -344,7 +344,7 @@ func (j *jsonlInput) readLine() ([]byte, error) {
 			if errors.Is(err, io.EOF) {
 				return nil, io.EOF
 			}
-			return nil, fmt.Errorf("dedup: read %s: %w", j.path, err)
+			return nil, fmt.Errorf("read %s: %w", j.path, err)
 		}
 		if long {
 			return nil, nil
@@ -374,7 +374,7 @@ func (w *warcInput) Next(ctx context.Context) (*crawler.Record, error) {
 			if errors.Is(err, io.EOF) {
 				return nil, io.EOF
 			}
-			return nil, fmt.Errorf("dedup: %s: %w", w.path, err)
+			return nil, fmt.Errorf("input %s: %w", w.path, err)
 		}
 		target := strings.Trim(rec.Header.Get("WARC-Target-URI"), "<>")
 		var out *crawler.Record
