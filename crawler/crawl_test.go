@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -496,4 +497,25 @@ func TestMaxPagesExactWithManyWorkers(t *testing.T) {
 		t.Errorf("summary does not add up: %+v", r)
 	}
 	t.Logf("held %d of %d fetched", r.Held, r.Fetched)
+}
+
+// At debug level the log tells each page's story: fetched, then stored,
+// dropped or skipped, with the reason.
+func TestCrawlDebugLog(t *testing.T) {
+	srv := httptest.NewServer(demosite.New())
+	defer srv.Close()
+	opts := testOptions(t, srv.URL+"/")
+	var log strings.Builder
+	opts.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	sum := runCrawl(t, opts)
+	for msg, want := range map[string]int64{
+		"msg=fetched ":            sum.Run.Fetched,
+		"msg=stored ":             sum.Run.Stored,
+		`msg="dropped duplicate"`: sum.Run.DroppedExact + sum.Run.DroppedNear,
+		"msg=skipped ":            sum.Run.Skipped,
+	} {
+		if got := strings.Count(log.String(), msg); int64(got) != want || want == 0 {
+			t.Errorf("%d lines %s, want %d (and some)", got, msg, want)
+		}
+	}
 }

@@ -44,6 +44,7 @@ func (c *Crawler) process(ctx context.Context, it frontier.Item) error {
 		return c.fetchFailed(ctx, it, err)
 	}
 	c.stats.fetched.Add(1)
+	c.opts.Logger.Debug("fetched", "url", it.URL, "status", resp.Status, "bytes", len(resp.Body), "final_url", resp.FinalURL)
 	p := &page{item: it, resp: resp}
 	outcome, failure := c.examine(p)
 	switch {
@@ -337,9 +338,11 @@ func (c *Crawler) count(p *page, d *storage.DropRecord) {
 	switch {
 	case p.alias:
 		c.skip(skipRedirect)
+		c.logSkip(p, "a redirect to "+p.finalURL+", which the crawl knows on its own")
 		return
 	case p.urlTaken:
 		c.skip(skipURLStored)
+		c.logSkip(p, "the store already holds a page under this url")
 		return
 	case d != nil && d.Reason == reasonExact:
 		c.stats.exact.Add(1)
@@ -351,8 +354,10 @@ func (c *Crawler) count(p *page, d *storage.DropRecord) {
 	case p.thin:
 		c.stats.stored.Add(1)
 		c.stats.thin.Add(1)
+		c.opts.Logger.Debug("stored", "url", p.item.URL, "thin", true, "features", p.features, "links", len(p.links))
 	default:
 		c.stats.stored.Add(1)
+		c.opts.Logger.Debug("stored", "url", p.item.URL, "fingerprint", p.fp.String(), "features", p.features, "links", len(p.links))
 	}
 	if p.seenTime > 0 {
 		c.metrics.contentSeen.Observe(p.seenTime.Seconds())
@@ -402,8 +407,9 @@ func (c *Crawler) fetchFailed(ctx context.Context, it frontier.Item, err error) 
 		c.countError(errKindOther)
 		return c.fail(ctx, it, err.Error())
 	}
-	if fe.Kind == "disallowed" {
+	if fe.Kind == KindDisallowed {
 		c.skip(skipRobots)
+		c.opts.Logger.Debug("skipped", "url", it.URL, "reason", fe.Error())
 		return c.done(ctx, it, outcomeRobots)
 	}
 	if fe.Retryable() && it.Attempts < c.opts.Retries {
