@@ -19,18 +19,24 @@ import (
 // crawl's index was built with, or "" when the data directory has no
 // index.
 func (d *Data) Scheme() (string, error) {
-	var scheme string
+	_, scheme, err := d.IndexMeta()
+	return scheme, err
+}
+
+// IndexMeta returns the layout and the feature scheme the data directory's
+// index was built with, both "" when it has no index yet.
+func (d *Data) IndexMeta() (layout, scheme string, err error) {
 	var ok bool
 	if err := d.DB.View(func(tx *bolt.Tx) error {
-		_, scheme, ok = contentseen.ReadBoltMeta(tx, "")
+		layout, scheme, ok = contentseen.ReadBoltMeta(tx, "")
 		return nil
 	}); err != nil {
-		return "", fmt.Errorf("crawler: read index scheme: %w", err)
+		return "", "", fmt.Errorf("crawler: read index meta: %w", err)
 	}
 	if !ok {
-		return "", nil
+		return "", "", nil
 	}
-	return scheme, nil
+	return layout, scheme, nil
 }
 
 // Fingerprinter returns a Fingerprinter with the feature options the

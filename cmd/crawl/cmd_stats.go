@@ -28,6 +28,7 @@ type statsJSON struct {
 	K            int     `json:"k"`         // the threshold of the last crawl (else the configured one)
 	KSource      string  `json:"-"`
 	Features     string  `json:"features"` // the feature scheme the index was built with
+	Layout       string  `json:"layout"`   // the index's table layout (crawl index migrate changes it)
 
 	Hosts []hostStatsJSON `json:"hosts"` // the hosts with the most drops, at most 10
 
@@ -108,7 +109,7 @@ Up to 20,000 stored pages every page is compared with every other; above that a 
 pages is compared with all, and the output says "sampled".
 
 JSON fields: stored, thin, dropped_exact, dropped_near, failed, pending, drop_rate, k, features,
-hosts [{host, stored, dropped, drop_rate}], near_drop_distances and nearest_neighbour_distances
+layout, hosts [{host, stored, dropped, drop_rate}], near_drop_distances and nearest_neighbour_distances
 (65 counts each, index = distance in bits), nearest_neighbour_pages, sampled.
 `
 
@@ -119,7 +120,7 @@ func collectStats(ctx context.Context, data *crawler.Data) (*statsJSON, error) {
 		return nil, err
 	}
 	s.Failed, s.Pending = fs.Failed, fs.Pending+fs.InFlight
-	if s.Features, err = data.Scheme(); err != nil {
+	if s.Layout, s.Features, err = data.IndexMeta(); err != nil {
 		return nil, err
 	}
 	type hostCount struct{ stored, dropped int }
@@ -196,7 +197,7 @@ func writeStats(w io.Writer, s *statsJSON) {
 		s.DroppedExact, s.DroppedNear, s.DroppedExact+s.DroppedNear, 100*s.DropRate)
 	fmt.Fprintf(w, "Failed   %d URL%s\nPending  %d URL%s\n", s.Failed, plural(s.Failed), s.Pending, plural(s.Pending))
 	if s.Features != "" {
-		fmt.Fprintf(w, "Features %s; k = %d (from %s)\n", s.Features, s.K, s.KSource)
+		fmt.Fprintf(w, "Features %s; layout %s; k = %d (from %s)\n", s.Features, s.Layout, s.K, s.KSource)
 	}
 	if len(s.Hosts) > 0 {
 		fmt.Fprintf(w, "\nDrop rate by host (top %d by drops):\n", statsTopHosts)

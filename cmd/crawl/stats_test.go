@@ -102,7 +102,7 @@ func TestStatsCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"stored", "thin", "dropped_exact", "dropped_near", "failed", "pending", "drop_rate",
-		"k", "features", "hosts", "near_drop_distances", "nearest_neighbour_distances", "nearest_neighbour_pages", "sampled"} {
+		"k", "features", "layout", "hosts", "near_drop_distances", "nearest_neighbour_distances", "nearest_neighbour_pages", "sampled"} {
 		if _, ok := raw[f]; !ok {
 			t.Errorf("stats JSON lacks %q", f)
 		}
@@ -114,6 +114,7 @@ func TestStatsCommand(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Stored   8 pages (3 thin",
+		"; layout 4x16; k = 3",
 		"Dropped  3 exact + 1 near = 4 (drop rate 33.3%)",
 		host,
 		"<- k",
