@@ -26,7 +26,8 @@ import (
 // `crawl index build` and `crawl index join`: the bulk forms of ContentSeen
 // for indexes too large to fill page by page. Both read fingerprints from
 // a fingerprint file (one per line: 16 hex digits, optionally whitespace
-// and a decimal id; the line number is the id when none is given) or from
+// and a decimal id; the line number is the id when none is given; blank and
+// # lines skipped) or from
 // a data directory's store (the non-thin pages, under their page IDs).
 
 func (m *Main) runIndex(ctx context.Context, args []string) error {
@@ -600,7 +601,9 @@ func newFileSource(f *os.File, path string, start, end int64, firstLine int) *fi
 }
 
 // Next returns the next fingerprint line's id and fingerprint, skipping
-// blank lines; a malformed line is an error naming the file and line.
+// blank lines and comments (lines starting with #, as in a seeds file);
+// both count as lines for the ids. A malformed line is an error naming
+// the file and line.
 func (s *fileSource) Next() (uint64, contentseen.Fingerprint, error) {
 	for {
 		b, err := s.r.ReadSlice('\n')
@@ -616,7 +619,7 @@ func (s *fileSource) Next() (uint64, contentseen.Fingerprint, error) {
 		n := s.line
 		s.line++
 		b = bytes.TrimSpace(b)
-		if len(b) == 0 {
+		if len(b) == 0 || b[0] == '#' {
 			continue
 		}
 		id, fp, perr := parseFingerprintLine(b, uint64(n))

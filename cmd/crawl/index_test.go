@@ -300,10 +300,10 @@ func BenchmarkFileSource(b *testing.B) {
 
 // Partitions of a fingerprint file yield every line once, in order, with
 // the ids a whole read gives, whatever the number of partitions: CRLF,
-// blank lines and a last line without newline included.
+// blank lines, comments and a last line without newline included.
 func TestStoredPartitionsCoverFile(t *testing.T) {
 	dir := t.TempDir()
-	content := "0000000000000001\r\n\n00000000000000ff 77\n\n\n" +
+	content := "0000000000000001\r\n# stored set 0123456789abcdef 5\n00000000000000ff 77\n\n\n" +
 		"00000000000000f0\t12\r\n0000000000000002\n   \n0123456789abcdef\n0000000000000003"
 	path := writeFile(t, dir, "fps.txt", content)
 	ctx := context.Background()
