@@ -27,8 +27,8 @@ import (
 // for indexes too large to fill page by page. Both read fingerprints from
 // a fingerprint file (one per line: 16 hex digits, optionally whitespace
 // and a decimal id; the line number is the id when none is given; blank and
-// # lines skipped) or from
-// a data directory's store (the non-thin pages, under their page IDs).
+// # lines skipped) or from a data directory's store (the non-thin pages,
+// under their page IDs).
 
 func (m *Main) runIndex(ctx context.Context, args []string) error {
 	if len(args) > 0 {
