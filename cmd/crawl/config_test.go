@@ -87,6 +87,10 @@ func TestBadConfigs(t *testing.T) {
 		{"list_size.yaml", "fetch:\n  max_body_size: {a: 1}\n", []string{`line 2: a section (key: value) is not a size`}},
 		{"twice.yaml", "scope:\n  &k max_depth: 3\n  *k: 4\n", []string{`line 3: key scope.max_depth is set twice`}},
 
+		// Syntax errors name the line yaml.v3's parser counts from 0.
+		{"open_flow.yaml", "data: d\nscope: {max_depth: 1\nfetch: {}\n", []string{`line 2: did not find expected ',' or '}'`}},
+		{"list_after_map.yaml", "data: d\ndrop_log: \"\"\n- x\n", []string{`line 3: did not find expected key`}},
+
 		// A value is shown as written, however long.
 		{"long_list.yaml", "scope:\n  allow_domains: a.com,b.com\n", []string{`line 2: "a.com,b.com" is not a list, written [a, b]`}},
 		{"long_bool.yaml", "store:\n  keep_drop_text: perhaps later\n", []string{`line 2: "perhaps later" is not true or false`}},

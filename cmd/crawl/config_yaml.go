@@ -32,7 +32,7 @@ func decodeStrict(b []byte, cfg *Config) error {
 		if errors.Is(err, io.EOF) {
 			return nil // an empty file keeps the defaults
 		}
-		return err
+		return syntaxLine(err)
 	}
 	problems := checkKinds(&doc, reflect.TypeFor[Config]())
 
@@ -365,4 +365,26 @@ func byLine(msgs []string) []string {
 	}
 	slices.SortStableFunc(msgs, func(a, b string) int { return cmp.Compare(line(a), line(b)) })
 	return msgs
+}
+
+// reParserError matches yaml.v3's syntax errors from its parser (not its
+// scanner): "did not find expected ...", tag handle errors.
+var reParserError = regexp.MustCompile(`^yaml: (?:line (\d+): )?((?:did not find expected|found undefined tag handle|found duplicate %TAG).*)$`)
+
+// syntaxLine corrects the line of a yaml.v3 parser error. yaml.v3 counts
+// a parser error's line from 0 (its scanner errors from 1), and leaves the
+// line out when it is 0: `b: [1` on line 2 is reported as line 1, `- x`
+// on line 4 after a mapping as line 3, an error on line 1 with no line.
+// The line is where the construct the parser was in began (the flow
+// sequence), or where it gave up.
+func syntaxLine(err error) error {
+	g := reParserError.FindStringSubmatch(err.Error())
+	if g == nil {
+		return err
+	}
+	line := 0
+	if g[1] != "" {
+		line, _ = strconv.Atoi(g[1])
+	}
+	return fmt.Errorf("yaml: line %d: %s", line+1, g[2])
 }
