@@ -30,14 +30,15 @@ type Record struct {
 	// or a WARC record offset when the URL is not unique to the input.
 	Key string
 	// Body is the raw HTML, extracted like a fetched page. When Body is nil,
-	// Text is taken as the extracted text as it is (and Title with it).
-	Body        []byte
-	Text, Title string
-	ContentType string      // of Body; default "text/html"
-	Header      http.Header // optional response headers, kept for a WARC export
-	Status      int         // default 200
-	FetchedAt   time.Time   // default: when Dedup reads it
-	Truncated   bool        // Body was cut by the source's size limit
+	// Text is taken as the extracted text as it is (and Title and Lang,
+	// stored with it, with it).
+	Body              []byte
+	Text, Title, Lang string
+	ContentType       string      // of Body; default "text/html"
+	Header            http.Header // optional response headers, kept for a WARC export
+	Status            int         // default 200
+	FetchedAt         time.Time   // default: when Dedup reads it
+	Truncated         bool        // Body was cut by the source's size limit
 }
 
 // RecordSource yields records one at a time, in a fixed order, so that a
@@ -238,7 +239,7 @@ func (c *Crawler) newDedupJob(rec *Record) (*dedupJob, error) {
 	}
 	p := &page{item: frontier.Item{URL: u}, resp: resp}
 	if rec.Body == nil {
-		p.doc = &extract.Document{Text: rec.Text, Title: rec.Title}
+		p.doc = &extract.Document{Text: rec.Text, Title: rec.Title, Lang: rec.Lang}
 	}
 	p.record = func(tx *bolt.Tx, outcome string) error {
 		return markTx(tx, key, outcome)

@@ -258,12 +258,14 @@ func (t *htmlTree) read(path string, mod time.Time) (*crawler.Record, error) {
 }
 
 // jsonLine is one line of a JSON Lines input: url with html or text. The
-// output of `crawl export` (url, text, title, fetched_at) is such a file.
+// output of `crawl export` (url, text, title, lang, fetched_at) is such a
+// file.
 type jsonLine struct {
 	URL       string `json:"url"`
 	HTML      string `json:"html"`
 	Text      string `json:"text"`
 	Title     string `json:"title"`
+	Lang      string `json:"lang"` // kept with a text record; html gives its own`
 	FetchedAt string `json:"fetched_at"`
 }
 
@@ -303,7 +305,7 @@ func (j *jsonlInput) Next(ctx context.Context) (*crawler.Record, error) {
 			j.log.Warn("skipped line: neither html nor text", "input", j.path, "line", j.line)
 			continue
 		}
-		rec := &crawler.Record{URL: l.URL, Title: l.Title, Text: l.Text}
+		rec := &crawler.Record{URL: l.URL, Title: l.Title, Text: l.Text, Lang: l.Lang}
 		if l.HTML != "" {
 			rec.Body = []byte(l.HTML)
 		}

@@ -440,3 +440,35 @@ func killThenResume(t *testing.T, dir string, args func(data string) []string, m
 	}
 	return whole, killed, finished
 }
+
+// crawl export's JSON Lines are dedup input: deduplicated into a fresh
+// data directory they keep everything (all distinct already), and export
+// again with the same title, text, language, fingerprint and fetch time.
+func TestDedupExportJSONLRoundTrip(t *testing.T) {
+	data := dedupDemoData(t)
+	file := filepath.Join(t.TempDir(), "pages.jsonl")
+	if _, _, err := run(t, "", "export", "--data", data, "--out", file); err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	again := filepath.Join(t.TempDir(), "again")
+	if _, errOut, err := run(t, "", "dedup", "--data", again, "--input", file, "--set", "log.level=warn"); err != nil {
+		t.Fatalf("dedup: %v\n%s", err, errOut)
+	}
+	want, got := exported(t, data), exported(t, again)
+	if len(got) != len(want) {
+		t.Fatalf("%d pages after the round trip, %d before", len(got), len(want))
+	}
+	langs := 0
+	for u, w := range want {
+		g := got[u]
+		if g.Title != w.Title || g.Text != w.Text || g.Lang != w.Lang || g.Fingerprint != w.Fingerprint || g.FetchedAt != w.FetchedAt {
+			t.Errorf("%s after the round trip:\n got %+v\nwant %+v", u, g, w)
+		}
+		if w.Lang != "" {
+			langs++
+		}
+	}
+	if langs == 0 {
+		t.Error("no exported page has a language: the check is empty")
+	}
+}
