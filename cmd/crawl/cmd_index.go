@@ -100,6 +100,9 @@ func (m *Main) runIndexBuild(ctx context.Context, args []string) (err error) {
 			return err
 		}
 		src = cfg.Data
+		if _, err := os.Stat(src); errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("index build: no data directory %s (the configured one): give --from FILE|DATA or --data DIR", src)
+		}
 	}
 
 	start := time.Now()

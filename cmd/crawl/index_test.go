@@ -263,6 +263,13 @@ func TestIndexBadInput(t *testing.T) {
 			t.Errorf("%q succeeded", args)
 		}
 	}
+	// No --from and no data directory: the error says which directory
+	// was meant, and where it came from.
+	missing := filepath.Join(dir, "nodata")
+	_, _, err := run(t, "", "index", "build", "--data", missing, "--out", filepath.Join(dir, "x.db"))
+	if err == nil || !strings.Contains(err.Error(), "no data directory "+missing+" (the configured one): give --from") {
+		t.Errorf("build without a data directory: %v", err)
+	}
 }
 
 // BenchmarkFileSource measures parsing a fingerprint file (one op is one
