@@ -26,6 +26,9 @@ func main() {
 		}
 		fmt.Fprintln(os.Stderr, "crawl: interrupted; rerun the same command to resume")
 		os.Exit(130)
+	case errors.Is(err, errNothingFetched):
+		fmt.Fprintln(os.Stderr, "crawl:", err)
+		os.Exit(3)
 	default:
 		fmt.Fprintln(os.Stderr, "crawl:", err)
 		os.Exit(1)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -249,5 +250,27 @@ the library's Sunday hours and the covered market, so that it can be fingerprint
 	}
 	if out, _, err = run(t, "", "failed", "--data", data); err != nil || out != "" {
 		t.Errorf("crawl failed after the retry = %q, %v; want nothing", out, err)
+	}
+}
+
+// A crawl in which every URL failed says so and ends in errNothingFetched
+// (exit status 3); run again once it has nothing left to do, it succeeds.
+func TestCrawlNothingFetched(t *testing.T) {
+	srv := httptest.NewServer(demosite.New())
+	url := srv.URL
+	srv.Close() // connection refused from now on
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", url+"/\n")
+	data := filepath.Join(dir, "data")
+	args := []string{"--seeds", seeds, "--data", data, "--set", "fetch.retries=0", "--set", "log.level=error"}
+	out, _, err := run(t, "", args...)
+	if !errors.Is(err, errNothingFetched) {
+		t.Fatalf("crawl of a closed server: %v, want errNothingFetched", err)
+	}
+	if !strings.Contains(out, "URLs failed: 1") {
+		t.Errorf("summary:\n%s", out)
+	}
+	if _, _, err := run(t, "", args...); err != nil {
+		t.Errorf("rerun with nothing queued: %v, want success", err)
 	}
 }
