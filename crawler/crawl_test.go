@@ -412,6 +412,16 @@ func TestReopenWithOtherLayoutSaysHowToContinue(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--set contentseen.layout=10x28") {
 		t.Fatalf("reopen with another layout: err = %v, want a hint naming --set contentseen.layout=10x28", err)
 	}
+	if strings.Contains(err.Error(), "contentseen.features") {
+		t.Errorf("the features agree, yet the hint names them: %v", err)
+	}
+	// Other features, same layout: the hint names the features only.
+	opts.Layout = "10x28"
+	opts.Features = contentseen.Options{Kind: contentseen.CharShingles, N: 4}
+	_, err = Open(opts)
+	if err == nil || !strings.Contains(err.Error(), "--set contentseen.features=") || strings.Contains(err.Error(), "contentseen.layout") {
+		t.Errorf("reopen with other features: err = %v, want a hint naming contentseen.features alone", err)
+	}
 }
 
 // The k a crawl judged with is recorded, so that `crawl stats` reads the

@@ -136,7 +136,7 @@ func (c *Crawler) openParts(layout contentseen.Layout) error {
 	var err error
 	c.index, err = contentseen.NewBoltIndex(c.db, contentseen.BoltOptions{Layout: layout, Scheme: c.opts.Features.String()})
 	if err != nil {
-		return fmt.Errorf("crawler: %w%s", err, c.schemeHint())
+		return fmt.Errorf("crawler: %w%s", err, c.schemeHint(layout))
 	}
 	c.store, err = storage.New(c.db, storage.Options{KeepDropText: c.opts.KeepDropText})
 	if err != nil {
@@ -164,8 +164,9 @@ func (c *Crawler) openParts(layout contentseen.Layout) error {
 }
 
 // schemeHint tells how to reopen a data directory whose index was built
-// with another layout or feature scheme ("" if it records none).
-func (c *Crawler) schemeHint() string {
+// with another layout or feature scheme than asked (the layout given):
+// the settings that differ, "" if it records none.
+func (c *Crawler) schemeHint(asked contentseen.Layout) string {
 	var layout, scheme string
 	var ok bool
 	if err := c.db.View(func(tx *bolt.Tx) error {
@@ -174,8 +175,18 @@ func (c *Crawler) schemeHint() string {
 	}); err != nil || !ok {
 		return ""
 	}
-	return fmt.Sprintf("; to continue this crawl use --set contentseen.layout=%s (or auto) --set contentseen.features=%s "+
-		"(as config keys: layout and features under contentseen), or start a new --data directory", layout, scheme)
+	var sets, keys []string
+	if layout != asked.Name() {
+		sets, keys = append(sets, "--set contentseen.layout="+layout+" (or auto)"), append(keys, "layout")
+	}
+	if scheme != c.opts.Features.String() {
+		sets, keys = append(sets, "--set contentseen.features="+scheme), append(keys, "features")
+	}
+	if len(sets) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; to continue this crawl use %s (as config keys: %s under contentseen), or start a new --data directory",
+		strings.Join(sets, " "), strings.Join(keys, " and "))
 }
 
 // Close closes the drop log and the data directory.

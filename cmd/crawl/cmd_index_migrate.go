@@ -70,9 +70,14 @@ func (m *Main) runIndexMigrate(ctx context.Context, args []string) error {
 		fmt.Fprintf(m.Stderr, "the index in %s already has layout %s: nothing to do\n", cfg.Data, res.to)
 		return nil
 	}
-	fmt.Fprintf(m.Stderr, "migrated %d fingerprint%s in %s from layout %s to %s in %v\n"+
-		"the next crawl needs --set contentseen.layout=%s (or auto)\n",
-		res.n, plural(res.n), cfg.Data, res.from, res.to, res.took.Round(time.Millisecond), res.to)
+	fmt.Fprintf(m.Stderr, "migrated %d fingerprint%s in %s from layout %s to %s in %v\n",
+		res.n, plural(res.n), cfg.Data, res.from, res.to, res.took.Round(time.Millisecond))
+	switch cfg.ContentSeen.Layout {
+	case res.to, crawler.LayoutAuto:
+		fmt.Fprintf(m.Stderr, "the configured contentseen.layout (%s) opens it: the next crawl needs no change\n", cfg.ContentSeen.Layout)
+	default:
+		fmt.Fprintf(m.Stderr, "the next crawl needs --set contentseen.layout=%s (or auto); the configuration says %s\n", res.to, cfg.ContentSeen.Layout)
+	}
 	return nil
 }
 

@@ -172,6 +172,11 @@ func TestIndexMigrate(t *testing.T) {
 	if st := readIndexState(t, data); st.layout != contentseen.Layout10x28 || !st.allStored {
 		t.Errorf("after the next crawl: %+v", st)
 	}
+	// Back to the configured layout (4x16, the default): nothing to change.
+	_, errOut, err = run(t, "", "index", "migrate", "--data", data, "--layout", "4x16")
+	if err != nil || !strings.Contains(errOut, "the configured contentseen.layout (4x16) opens it: the next crawl needs no change") {
+		t.Errorf("migrate back to 4x16: %v\n%s", err, errOut)
+	}
 }
 
 // checkNearDropsAcrossHosts checks that site2's pages were dropped as near
