@@ -200,7 +200,7 @@ func (m *Main) parsePair(dir, line string, texts map[string]string) (evalPair, e
 		return evalPair{}, fmt.Errorf("not a JSON object with a, b, duplicate: %w", err)
 	}
 	if pl.Duplicate == nil {
-		return evalPair{}, errors.New(`missing "duplicate" (true or false)`)
+		return evalPair{}, errors.New(`"duplicate" is missing or null: want true or false`)
 	}
 	a, err := m.pairSide(dir, "a", pl.A, pl.AFile, texts)
 	if err != nil {

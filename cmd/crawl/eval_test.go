@@ -282,7 +282,7 @@ func TestEvalBadLines(t *testing.T) {
 			t.Errorf("error names good line %d:\n%s", n, msg)
 		}
 	}
-	for _, want := range []string{"8 bad lines", `"duplicate"`, `"b"`, `both "a" and "a_file"`, "missing.html", "nowhere.txt", `"b": "x/y" looks like a path`} {
+	for _, want := range []string{"8 bad lines", `:2: "duplicate" is missing or null`, `"b"`, `both "a" and "a_file"`, "missing.html", "nowhere.txt", `"b": "x/y" looks like a path`} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error lacks %q:\n%s", want, msg)
 		}
