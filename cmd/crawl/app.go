@@ -47,7 +47,7 @@ func commands() []command {
 			"print the SimHash fingerprint and feature count of files (stdin if none)", (*Main).runFingerprint},
 		{"distance", "[--features SPEC] FILE_A FILE_B",
 			"print the Hamming distance and similarity of two files", (*Main).runDistance},
-		{"extract", "[--json] FILE|URL...",
+		{"extract", "[--json] [--base URL] FILE|URL...",
 			"print what the crawler sees of a page: title, language, charset, text, links", (*Main).runExtract},
 		{"failed", "[--data DIR] [--json]",
 			"list the URLs the crawl gave up on, with the reason", (*Main).runFailed},

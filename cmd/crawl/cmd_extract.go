@@ -36,6 +36,7 @@ type extractOutput struct {
 func (m *Main) runExtract(ctx context.Context, args []string) error {
 	fset := m.newFlagSet("extract")
 	asJSON := fset.Bool("json", false, "print one JSON object per input")
+	baseFlag := fset.String("base", "", "for files: the http(s) URL they were saved from, so that relative links resolve\n(default: the file's own file:// URL, against which only absolute links count)")
 	var cf configFlags
 	m.addConfigFlags(fset, &cf)
 	inputs, err := parseInterspersed(fset, args)
@@ -45,6 +46,12 @@ func (m *Main) runExtract(ctx context.Context, args []string) error {
 	if len(inputs) == 0 {
 		fset.Usage()
 		return errors.New("extract: want at least one FILE or URL")
+	}
+	var base *url.URL
+	if *baseFlag != "" {
+		if base, err = url.Parse(*baseFlag); err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+			return fmt.Errorf("extract: --base %q: want an absolute http(s) URL", *baseFlag)
+		}
 	}
 	cfg, err := cf.load()
 	if err != nil {
@@ -56,7 +63,7 @@ func (m *Main) runExtract(ctx context.Context, args []string) error {
 	enc.SetEscapeHTML(false)
 	for _, in := range inputs {
 		out := extractOutput{Input: in}
-		doc, err := m.extractOne(ctx, cfg, &fetcher, in)
+		doc, err := m.extractOne(ctx, cfg, &fetcher, in, base)
 		if err != nil {
 			errs = append(errs, err)
 			out.Error = err.Error()
@@ -80,14 +87,19 @@ func (m *Main) runExtract(ctx context.Context, args []string) error {
 	return nil
 }
 
-func (m *Main) extractOne(ctx context.Context, cfg Config, fetcher **crawler.Fetcher, in string) (*extract.Document, error) {
+// extractOne extracts a file (as if fetched from base, when not nil) or a
+// fetched URL.
+func (m *Main) extractOne(ctx context.Context, cfg Config, fetcher **crawler.Fetcher, in string, base *url.URL) (*extract.Document, error) {
 	opts := extract.Options{MaxBodySize: int64(cfg.Fetch.MaxBodySize)}
 	if !strings.HasPrefix(in, "http://") && !strings.HasPrefix(in, "https://") {
 		b, err := os.ReadFile(in)
 		if err != nil {
 			return nil, fmt.Errorf("extract: %w", err)
 		}
-		doc, err := extract.ExtractBytes(b, "", fileURL(in), opts)
+		if base == nil {
+			base = fileURL(in)
+		}
+		doc, err := extract.ExtractBytes(b, "", base, opts)
 		if err != nil {
 			return nil, fmt.Errorf("extract %s: %w", in, err)
 		}

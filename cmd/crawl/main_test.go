@@ -199,8 +199,22 @@ func TestExtractJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("extract --json output %q: %v", out, err)
 	}
-	if got.Title == "" || !strings.Contains(got.Text, "First paragraph") || got.Links == 0 {
-		t.Errorf("extract --json = %+v", got)
+	if got.Title == "" || !strings.Contains(got.Text, "First paragraph") || got.Links != 1 {
+		t.Errorf("extract --json = %+v, want 1 link (the absolute one)", got)
+	}
+	// As saved from a site: the relative link resolves too.
+	out, _, err = run(t, "", "extract", "--json", page, "--base", "https://example.org/a/p.html")
+	if err != nil {
+		t.Fatalf("extract --base: %v", err)
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Links != 2 || got.URL != "https://example.org/a/p.html" {
+		t.Errorf("extract --base = %+v, want 2 links and the base as url", got)
+	}
+	if _, _, err := run(t, "", "extract", "--base", "example.org/a", page); err == nil || !strings.Contains(err.Error(), "want an absolute http(s) URL") {
+		t.Errorf("extract with a relative --base: %v", err)
 	}
 }
 
