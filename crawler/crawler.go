@@ -349,4 +349,5 @@ type counters struct {
 	fetched, stored, thin, exact, near, skipped, errors, retries atomic.Int64
 	inFlight                                                     atomic.Int64
 	held                                                         atomic.Int64 // fetched, then left queued at MaxPages
+	decided                                                      atomic.Int64 // dedup records whose outcome this run recorded (or found recorded)
 }

@@ -112,10 +112,9 @@ func (c *Crawler) DedupWith(ctx context.Context, src RecordSource, onKept func(*
 	statusDone()
 	sum, serr := c.summary(ctx, start)
 	if sum != nil {
-		// A record read is decided in exactly one of these ways, or left
-		// for a rerun: past the page limit, or read as the run stopped.
-		r := &sum.Run
-		r.Held = max(0, r.Fetched-r.Stored-r.DroppedExact-r.DroppedNear-r.Skipped-r.Errors)
+		// A record read is decided, or left for a rerun: past the page
+		// limit, or read as the run stopped.
+		sum.Run.Held = sum.Run.Fetched - c.stats.decided.Load()
 	}
 	if runErr != nil {
 		return sum, runErr
@@ -221,6 +220,7 @@ func (c *Crawler) newDedupJob(rec *Record) (*dedupJob, error) {
 	if err != nil || decided {
 		if decided {
 			c.stats.skipped.Add(1)
+			c.stats.decided.Add(1)
 		}
 		return nil, err
 	}
@@ -245,6 +245,13 @@ func (c *Crawler) newDedupJob(rec *Record) (*dedupJob, error) {
 		return markTx(tx, key, outcome)
 	}
 	return &dedupJob{p: p, key: key, ready: make(chan struct{})}, nil
+}
+
+// countNotHTML counts and logs a dedup record decided as not HTML.
+func (c *Crawler) countNotHTML(p *page) {
+	c.skip(skipNonHTML)
+	c.stats.decided.Add(1)
+	c.logSkip(p, p.notHTML)
 }
 
 // recordKey returns rec's URL, canonical when it is http(s), and the key
@@ -298,26 +305,43 @@ func (c *Crawler) commitRecord(j *dedupJob, onKept func(*storage.Page) error) er
 	}
 	if decided {
 		c.stats.skipped.Add(1)
+		c.stats.decided.Add(1)
 		return nil
 	}
 	switch {
 	case j.failure != "":
+		if err := c.mark(j.key, outcomeFailed+j.failure); err != nil {
+			return err
+		}
 		c.stats.errors.Add(1)
+		c.stats.decided.Add(1)
 		c.opts.Logger.Info("failed", "url", j.p.item.URL, "reason", j.failure)
-		return c.mark(j.key, outcomeFailed+j.failure)
+		return nil
 	case j.outcome != "":
-		return c.mark(j.key, j.outcome)
+		if err := c.mark(j.key, j.outcome); err != nil {
+			return err
+		}
+		c.countNotHTML(j.p)
+		return nil
 	}
 	before := c.stats.stored.Load()
-	err = c.commit(j.p)
-	if errors.Is(err, storage.ErrExists) {
+	err = c.commitOrHold(j.p)
+	switch {
+	case errors.Is(err, errMaxPages):
+		c.stats.held.Add(1) // left for a rerun
+		return nil
+	case errors.Is(err, storage.ErrExists):
+		if err := c.mark(j.key, outcomeURLTaken); err != nil {
+			return err
+		}
 		c.stats.skipped.Add(1)
+		c.stats.decided.Add(1)
 		c.opts.Logger.Info("skipped", "url", j.p.item.URL, "reason", "the store already holds a page under this url")
-		return c.mark(j.key, outcomeURLTaken)
-	}
-	if err != nil {
+		return nil
+	case err != nil:
 		return err
 	}
+	c.stats.decided.Add(1)
 	if onKept == nil || c.stats.stored.Load() == before {
 		return nil
 	}

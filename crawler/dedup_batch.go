@@ -282,18 +282,24 @@ func (c *Crawler) countDecision(d *decision, dropped *storage.DropRecord, onKept
 	switch d.kind {
 	case decideSkip:
 		c.stats.skipped.Add(1)
+		c.stats.decided.Add(1)
 		return nil
 	case decideMark:
 		switch {
 		case d.j.failure != "":
 			c.stats.errors.Add(1)
+			c.stats.decided.Add(1)
 			c.opts.Logger.Info("failed", "url", p.item.URL, "reason", d.j.failure)
 		case d.outcome == outcomeURLTaken:
 			c.stats.skipped.Add(1)
+			c.stats.decided.Add(1)
 			c.opts.Logger.Info("skipped", "url", p.item.URL, "reason", "the store already holds a page under this url")
+		default:
+			c.countNotHTML(p)
 		}
-		return nil // not HTML: counted by examine
+		return nil
 	}
+	c.stats.decided.Add(1)
 	c.count(p, dropped)
 	if d.kind != decideKeep || onKept == nil {
 		return nil

@@ -378,38 +378,76 @@ func TestDedupBatchCrashThenResume(t *testing.T) {
 }
 
 // MaxPages stops a batch where one by one would stop: exactly that many
-// pages stored, the rest undecided for a later run, and the summary counts
-// the records read but left undecided.
+// pages stored, the rest undecided for a later run. Every record read is
+// counted once: kept, dropped, skipped, failed or undecided; with one
+// record per key, undecided is exactly the records read whose key has no
+// outcome.
 func TestDedupBatchMaxPages(t *testing.T) {
 	recs := oracleCorpus(t, rand.New(rand.NewPCG(4, 4)), 6, 3)
-	for _, batch := range []int{1, 16} {
-		dir := t.TempDir()
-		c, err := Open(Options{DataDir: dir, K: 3, MaxPages: 10})
-		if err != nil {
-			t.Fatal(err)
+	// Not HTML, early, one of them twice under the same key.
+	fetched := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	png := &Record{URL: "http://early.example/img.png", Body: []byte("\x89PNG\r\n"), ContentType: "image/png", FetchedAt: fetched}
+	recs = append([]*Record{png, recs[0], png, {URL: "http://early.example/x.png", Body: png.Body, ContentType: "image/png", FetchedAt: fetched}}, recs[1:]...)
+	unique := onePerKey(recs)
+	for _, in := range []struct {
+		name  string
+		recs  []*Record
+		exact bool // one record per key: undecided() is exact
+	}{{"repeated keys", recs, false}, {"one record per key", unique, true}} {
+		for _, batch := range []int{1, 16} {
+			dir := t.TempDir()
+			c, err := Open(Options{DataDir: dir, K: 3, MaxPages: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := &sliceSource{recs: in.recs}
+			sum, err := c.DedupWith(context.Background(), src, nil, DedupOptions{Batch: batch})
+			if cerr := c.Close(); cerr != nil {
+				t.Fatal(cerr)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Pages != 10 || sum.PageLimit != 10 {
+				t.Errorf("%s, batch %d: %d pages stored (limit %d), want 10", in.name, batch, sum.Pages, sum.PageLimit)
+			}
+			checkRecordsCounted(t, fmt.Sprintf("%s, batch %d", in.name, batch), sum.Run)
+			read := in.recs[:len(in.recs)-len(src.recs)]
+			if want := undecided(t, dir, read); sum.Run.Held == 0 || in.exact && sum.Run.Held != int64(want) {
+				t.Errorf("%s, batch %d: summary says %d undecided of %d records read; %d are", in.name, batch, sum.Run.Held, len(read), want)
+			}
 		}
-		src := &sliceSource{recs: recs}
-		sum, err := c.DedupWith(context.Background(), src, nil, DedupOptions{Batch: batch})
-		if cerr := c.Close(); cerr != nil {
-			t.Fatal(cerr)
+	}
+}
+
+// onePerKey returns the first record of each key, in order.
+func onePerKey(recs []*Record) []*Record {
+	seen := map[string]bool{}
+	var out []*Record
+	for _, r := range recs {
+		if _, key := recordKey(r); !seen[key] {
+			seen[key] = true
+			out = append(out, r)
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if sum.Pages != 10 || sum.PageLimit != 10 {
-			t.Errorf("batch %d: %d pages stored (limit %d), want 10", batch, sum.Pages, sum.PageLimit)
-		}
-		read := recs[:len(recs)-len(src.recs)]
-		if want := undecided(t, dir, read); want == 0 || sum.Run.Held != int64(want) {
-			t.Errorf("batch %d: summary says %d undecided of %d records read; %d are", batch, sum.Run.Held, len(read), want)
-		}
+	}
+	return out
+}
+
+// checkRecordsCounted checks that a dedup run counted every record it read
+// exactly once.
+func checkRecordsCounted(t *testing.T, what string, r Stats) {
+	t.Helper()
+	if r.Fetched != r.Stored+r.DroppedExact+r.DroppedNear+r.Skipped+r.Errors+r.Held {
+		t.Errorf("%s: %d read, but kept %d + dropped %d + %d + skipped %d + errors %d + undecided %d",
+			what, r.Fetched, r.Stored, r.DroppedExact, r.DroppedNear, r.Skipped, r.Errors, r.Held)
 	}
 }
 
 // An interrupted dedup's summary counts the records it read but did not
 // decide.
 func TestDedupInterruptedCountsUndecided(t *testing.T) {
-	recs := oracleCorpus(t, rand.New(rand.NewPCG(6, 6)), 6, 3)
+	// One record per key, so that undecided() is exact.
+	recs := onePerKey(oracleCorpus(t, rand.New(rand.NewPCG(6, 6)), 6, 3))
 	for _, batch := range []int{1, 16} {
 		dir := t.TempDir()
 		c := openDedup(t, dir)
@@ -423,6 +461,7 @@ func TestDedupInterruptedCountsUndecided(t *testing.T) {
 		if !errors.Is(err, context.Canceled) || sum == nil {
 			t.Fatalf("batch %d: DedupWith = %v, %v; want a summary and context.Canceled", batch, sum, err)
 		}
+		checkRecordsCounted(t, fmt.Sprintf("batch %d", batch), sum.Run)
 		read := recs[:len(recs)-len(src.recs)]
 		if want := undecided(t, dir, read); sum.Run.Held != int64(want) || sum.Run.Fetched != int64(len(read)) {
 			t.Errorf("batch %d: summary says %d read, %d undecided; %d were read, %d undecided", batch, sum.Run.Fetched, sum.Run.Held, len(read), want)

@@ -82,8 +82,11 @@ func (c *Crawler) examine(p *page) (outcome, failure string) {
 		doc, err := extract.ExtractBytes(p.resp.Body, p.resp.ContentType, final,
 			extract.Options{MaxBodySize: c.fetcher.opts.MaxBodySize, XRobotsTag: p.resp.Header.Get("X-Robots-Tag")})
 		if errors.Is(err, extract.ErrNotHTML) {
-			c.skip(skipNonHTML)
-			c.logSkip(p, err.Error())
+			p.notHTML = err.Error()
+			if p.record == nil { // a dedup record is counted when decided
+				c.skip(skipNonHTML)
+				c.logSkip(p, p.notHTML)
+			}
 			return outcomeNonHTML, ""
 		}
 		if err != nil {
@@ -127,6 +130,7 @@ type page struct {
 	urlTaken bool          // the store already holds a page under this URL
 	finalURL string        // canonical final URL of a fetched page ("" for dedup records)
 	seenTime time.Duration // spent fingerprinting and looking for duplicates
+	notHTML  string        // why extraction found no HTML, when it did not
 	// record, when set, records the outcome instead of the frontier: a
 	// dedup record (Dedup) is not a frontier URL and has no links to queue.
 	record func(tx *bolt.Tx, outcome string) error
@@ -134,8 +138,20 @@ type page struct {
 
 // commit decides whether p is a duplicate and records the outcome in the
 // store, the index, the frontier and the drop log in one transaction, so
-// that "stored" and "indexed" never disagree after a crash.
+// that "stored" and "indexed" never disagree after a crash. A page past
+// MaxPages is left undecided for a later run and counted as held.
 func (c *Crawler) commit(p *page) error {
+	err := c.commitOrHold(p)
+	if errors.Is(err, errMaxPages) {
+		c.stats.held.Add(1)
+		return nil
+	}
+	return err
+}
+
+// commitOrHold is commit, returning errMaxPages for a page it left
+// undecided because MaxPages pages are stored.
+func (c *Crawler) commitOrHold(p *page) error {
 	// bbolt has one writer at a time, so holding commitMu across the
 	// transaction and the drop-log write costs nothing; it keeps the log in
 	// commit order and the stored count exact for MaxPages.
@@ -181,8 +197,7 @@ func (c *Crawler) commit(p *page) error {
 		return c.storeTx(tx, p)
 	})
 	if errors.Is(err, errMaxPages) {
-		c.stats.held.Add(1)
-		return nil
+		return err
 	}
 	if err != nil {
 		return fmt.Errorf("crawler: record %s: %w", p.item.URL, err)

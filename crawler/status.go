@@ -18,10 +18,10 @@ type Stats struct {
 	Fetched, Stored, Thin, DroppedExact, DroppedNear int64
 	Skipped, Errors, Retries                         int64
 	InFlight                                         int64
-	// Held counts pages fetched but left undecided for a later run: the
-	// page limit was reached while they were in flight (crawl), or, for
-	// Dedup, records read but not decided (the page limit, or the run
-	// was interrupted). A rerun fetches or reads them again.
+	// Held counts pages fetched but left undecided for a later run: in a
+	// crawl, those in flight when the page limit was reached; in a Dedup
+	// summary, the records read but not decided (the page limit, or the
+	// run was interrupted or failed). A rerun fetches or reads them again.
 	Held    int64
 	Queue   int // URLs pending in the frontier
 	Elapsed time.Duration

@@ -119,7 +119,7 @@ func printDedupSummary(w io.Writer, s *crawler.Summary) {
 	}
 	held := ""
 	if r.Held > 0 {
-		held = fmt.Sprintf(", undecided %d (the page limit or an interrupt; a rerun decides them)", r.Held)
+		held = fmt.Sprintf(", undecided %d (the page limit, an interrupt or an error stopped the run; a rerun decides them)", r.Held)
 	}
 	fmt.Fprintf(w, "This run: read %d record%s, kept %d (%d thin), dropped %d exact + %d near, skipped %d (already decided, not HTML, noindex or URL taken), errors %d%s in %s (%.0f records/s)\n",
 		r.Fetched, plural(r.Fetched), r.Stored, r.Thin, r.DroppedExact, r.DroppedNear, r.Skipped, r.Errors, held,
