@@ -220,15 +220,32 @@ func TestOpenDropLogWithoutDirectory(t *testing.T) {
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the data directory was created (%v)", err)
 	}
-	// In a directory of its own that exists, and in the data directory
-	// (which Open creates), it is fine.
-	for _, log := range []string{filepath.Join(t.TempDir(), "log.jsonl"), filepath.Join(dir, "drops.jsonl")} {
-		c, err := Open(Options{DataDir: dir, K: 3, DropLog: log})
+	// In a directory of its own that exists, and in the data directory or
+	// a parent of it (which Open creates), written relative or absolute,
+	// it is fine.
+	t.Chdir(t.TempDir())
+	for _, c := range []struct{ data, log string }{
+		{dir, filepath.Join(t.TempDir(), "log.jsonl")},
+		{dir, filepath.Join(dir, "drops.jsonl")},
+		{"d", filepath.Join(mustAbs(t, "d"), "drops.jsonl")},
+		{mustAbs(t, "e"), "e/drops.jsonl"},
+		{"out/data/", "out/drops.jsonl"},
+	} {
+		cr, err := Open(Options{DataDir: c.data, K: 3, DropLog: c.log})
 		if err != nil {
-			t.Fatalf("Open with drop log %s: %v", log, err)
+			t.Fatalf("Open(data %s, drop log %s): %v", c.data, c.log, err)
 		}
-		if err := c.Close(); err != nil {
+		if err := cr.Close(); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

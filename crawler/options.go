@@ -100,14 +100,26 @@ func (o *Options) validate() error {
 	if o.Retries < 0 {
 		errs = append(errs, fmt.Errorf("crawler: retries = %d, want >= 0", o.Retries))
 	}
-	// Checked before anything is created: Open makes the data directory,
-	// not the drop log's.
-	if dir := filepath.Dir(o.DropLog); o.DropLog != "" && filepath.Clean(dir) != filepath.Clean(o.DataDir) {
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			errs = append(errs, fmt.Errorf("crawler: drop log %s: no directory %s (a relative path starts at the current directory)", o.DropLog, dir))
-		}
+	if o.DropLog != "" && o.DataDir != "" && !dropLogDirOK(o.DropLog, o.DataDir) {
+		errs = append(errs, fmt.Errorf("crawler: drop log %s: no directory %s", o.DropLog, filepath.Dir(o.DropLog)))
 	}
 	return errors.Join(errs...)
+}
+
+// dropLogDirOK reports whether the drop log's directory exists or will:
+// Open makes the data directory and its parents, nothing else. Checked
+// before anything is created, so a bad path leaves nothing behind.
+func dropLogDirOK(log, dataDir string) bool {
+	dir, err1 := filepath.Abs(filepath.Dir(log))
+	data, err2 := filepath.Abs(dataDir)
+	if err1 != nil || err2 != nil {
+		return true // Open reports it
+	}
+	if rel, err := filepath.Rel(dir, data); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return true // the data directory or one of its parents
+	}
+	st, err := os.Stat(dir)
+	return err == nil && st.IsDir()
 }
 
 // Scope decides which URLs the crawl may visit. The zero Scope allows
