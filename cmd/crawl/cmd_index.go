@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -101,7 +100,7 @@ func (m *Main) runIndexBuild(ctx context.Context, args []string) (err error) {
 		}
 		src = cfg.Data
 		if _, err := os.Stat(src); errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("index build: no data directory %s (the configured one): give --from FILE|DATA or --data DIR", src)
+			return fmt.Errorf("index build: no data directory %s: give --from FILE|DATA, or --data DIR", src)
 		}
 	}
 
@@ -178,9 +177,17 @@ func (m *Main) runIndexJoin(ctx context.Context, args []string) (err error) {
 	if err != nil {
 		return fmt.Errorf("index join: stored: %w", err)
 	}
+	// The stored index's layout serves only a k it finds every match for.
+	storedK := -1
+	if l, err := contentseen.LayoutByName(storedLayout); err == nil {
+		storedK = l.K()
+	}
 	name := *layoutName
 	if name == "" {
-		name = cmp.Or(storedLayout, contentseen.Layout4x16)
+		name = contentseen.Layout4x16
+		if storedK >= *k {
+			name = storedLayout
+		}
 	}
 	layout, err := contentseen.LayoutByName(name)
 	if err != nil {
@@ -215,8 +222,12 @@ func (m *Main) runIndexJoin(ctx context.Context, args []string) (err error) {
 	}
 
 	how := "streamed"
-	if storedLayout != "" && storedLayout != layout.Name() {
+	switch {
+	case storedLayout == "" || storedLayout == layout.Name():
+	case storedK >= *k:
 		how = fmt.Sprintf("streamed: the stored index has layout %s, the batch's tables %s; --layout %s would merge", storedLayout, layout.Name(), storedLayout)
+	default:
+		how = fmt.Sprintf("streamed: the stored index's layout %s finds matches only within %d bits", storedLayout, storedK)
 	}
 	counted, merged, err := joinStoredIndex(ctx, *storedPath, j, emit)
 	if err == nil && merged {

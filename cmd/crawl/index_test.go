@@ -267,7 +267,7 @@ func TestIndexBadInput(t *testing.T) {
 	// was meant, and where it came from.
 	missing := filepath.Join(dir, "nodata")
 	_, _, err := run(t, "", "index", "build", "--data", missing, "--out", filepath.Join(dir, "x.db"))
-	if err == nil || !strings.Contains(err.Error(), "no data directory "+missing+" (the configured one): give --from") {
+	if err == nil || !strings.Contains(err.Error(), "no data directory "+missing+": give --from") {
 		t.Errorf("build without a data directory: %v", err)
 	}
 }
@@ -418,6 +418,15 @@ func TestIndexJoinStoredIndexFile(t *testing.T) {
 		if got := join(batchPath, stored, "", merged); !slices.Equal(got, want) {
 			t.Errorf("--stored %s, no --layout: %d pairs, from the fingerprint file %d", stored, len(got), len(want))
 		}
+	}
+	// An index whose layout finds matches only within 2 bits: k = 3 is
+	// streamed through 4x16 tables, and the summary says why.
+	idx2 := filepath.Join(dir, "stored2.db")
+	if _, errOut, err := run(t, "", "index", "build", "--from", storedPath, "--out", idx2, "--layout", "k2/16-16-16-16/lead1"); err != nil {
+		t.Fatalf("index build --layout k2: %v\n%s", err, errOut)
+	}
+	if got := join(batchPath, idx2, "", "streamed: the stored index's layout k2/16-16-16-16/lead1 finds matches only within 2 bits"); !slices.Equal(got, want) {
+		t.Errorf("--stored k2 index, no --layout: %d pairs, from the fingerprint file %d", len(got), len(want))
 	}
 	// The index as the batch: the same pairs, sides swapped.
 	var swapped []string
