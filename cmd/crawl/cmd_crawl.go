@@ -104,16 +104,18 @@ func (m *Main) crawl(ctx context.Context, cfg Config, seeds []string, tweak func
 	}
 	if sum != nil {
 		sum.Print(m.Stdout)
-		if runErr == nil && sum.Run.Fetched == 0 && sum.Run.Errors > 0 {
+		if runErr == nil && sum.Run.Fetched == 0 && sum.Run.Errors > 0 && sum.Pages+sum.Drops == 0 {
 			return errNothingFetched
 		}
 	}
 	return runErr
 }
 
-// errNothingFetched ends a crawl in which every URL failed (a seed whose
-// host does not resolve, a site that is down): exit status 3, so that a
-// script can tell it from a crawl that found its work already done.
+// errNothingFetched ends a crawl in which every URL failed and whose data
+// directory holds no page at all (a seed whose host does not resolve, a
+// site that is down): exit status 3, so that a script can tell it from a
+// crawl that found its work already done. A later run that finds only
+// dead links left is a finished crawl.
 var errNothingFetched = errors.New("nothing fetched: every URL of this run failed (crawl failed lists them; a rerun with --retry-failed tries them again)")
 
 func crawlerOptions(cfg Config, seeds []string, stderr io.Writer) (crawler.Options, error) {

@@ -287,4 +287,15 @@ func TestCrawlNothingFetched(t *testing.T) {
 	if _, _, err := run(t, "", args...); err != nil {
 		t.Errorf("rerun with nothing queued: %v, want success", err)
 	}
+	// A crawl that stored pages, rerun with only its dead links left to
+	// retry, finished: exit 0.
+	site := httptest.NewServer(demosite.New())
+	defer site.Close()
+	seeds = writeFile(t, dir, "site.txt", site.URL+"/\n")
+	data = filepath.Join(dir, "site-data")
+	for _, extra := range [][]string{nil, {"--retry-failed"}} {
+		if _, _, err := run(t, "", append([]string{"--seeds", seeds, "--data", data, "--set", "fetch.retries=0", "--set", "fetch.delay=0s", "--set", "log.level=error"}, extra...)...); err != nil {
+			t.Errorf("crawl of the demo site %v: %v", extra, err)
+		}
+	}
 }
