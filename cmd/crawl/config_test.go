@@ -90,6 +90,8 @@ func TestBadConfigs(t *testing.T) {
 		// Syntax errors name the line yaml.v3's parser counts from 0.
 		{"open_flow.yaml", "data: d\nscope: {max_depth: 1\nfetch: {}\n", []string{`line 2: did not find expected ',' or '}'`}},
 		{"list_after_map.yaml", "data: d\ndrop_log: \"\"\n- x\n", []string{`line 3: did not find expected key`}},
+		// The scanner's own errors are counted from 1 already.
+		{"bad_anchor.yaml", "data: d\nlog: {}\nfetch: &\n", []string{`line 3: did not find expected alphabetic or numeric character`}},
 
 		// A value is shown as written, however long.
 		{"long_list.yaml", "scope:\n  allow_domains: a.com,b.com\n", []string{`line 2: "a.com,b.com" is not a list, written [a, b]`}},

@@ -367,9 +367,11 @@ func byLine(msgs []string) []string {
 	return msgs
 }
 
-// reParserError matches yaml.v3's syntax errors from its parser (not its
-// scanner): "did not find expected ...", tag handle errors.
-var reParserError = regexp.MustCompile(`^yaml: (?:line (\d+): )?((?:did not find expected|found undefined tag handle|found duplicate %TAG).*)$`)
+// reParserError matches yaml.v3's syntax errors from its parser, whose
+// messages (parserc.go) its scanner's never repeat: the scanner's own
+// "did not find expected ..." (hexdecimal number, tag URI, ...) count
+// lines from 1 already.
+var reParserError = regexp.MustCompile(`^yaml: (?:line (\d+): )?((?:did not find expected (?:',' or '\]'|',' or '\}'|'-' indicator|<document start>|<stream-start>|key|node content)|found undefined tag handle|found duplicate %TAG directive)(?:$|[^a-z].*$))`)
 
 // syntaxLine corrects the line of a yaml.v3 parser error. yaml.v3 counts
 // a parser error's line from 0 (its scanner errors from 1), and leaves the
