@@ -66,8 +66,8 @@ func TestBadConfigs(t *testing.T) {
 		{"fraction.yaml", "scope:\n  max_pages: 1.5\n", []string{`line 2: "1.5" is not a whole number`}},
 		{"flow_fraction.yaml", "scope: {max_pages: 1.5}\n", []string{`line 1: "1.5" is not a whole number`}},
 		{"parallelism.yaml", "fetch: {parallelism: 2.5}\n", []string{`"2.5" is not a whole number`}},
-		{"exponent.yaml", "scope: {max_depth: 1e1}\n", []string{`"1e1" is not a whole number`}},
-		{"int64.yaml", "contentseen:\n  expected_pages: 2.0e6\n", []string{`line 2: "2.0e6" is not a whole number`}},
+		{"exponent.yaml", "scope: {max_depth: 1e-1}\n", []string{`"1e-1" is not a whole number`}},
+		{"int64.yaml", "contentseen:\n  expected_pages: 2.0000005e6\n", []string{`line 2: "2.0000005e6" is not a whole number`}},
 		{"word.yaml", "scope:\n  max_pages: 1\n  max_depth: two\n", []string{`line 3: "two" is not a whole number`}},
 		{"alias_fraction.yaml", "scope:\n  max_depth: &d 2.5\n  max_pages: *d\n", []string{`line 2: "2.5" is not a whole number`}},
 		{"too_large.yaml", "scope:\n  max_pages: 99999999999999999999\n", []string{`line 2: "99999999999999999999" is out of range`}},
@@ -126,16 +126,16 @@ func TestBadConfigs(t *testing.T) {
 func TestConfigGoodValues(t *testing.T) {
 	cfg, err := loadConfig("", []string{
 		"scope.max_pages=1_000", "scope.max_depth=0x10", "fetch.parallelism=+7", "fetch.per_host=~",
-		"fetch.delay=1.5s", "fetch.max_body_size=4096", "contentseen.expected_pages=3000000000",
+		"fetch.delay=1.5s", "fetch.max_body_size=4096", "contentseen.expected_pages=3e9", "fetch.retries=2.0",
 		"scope.allow_domains=[a.com, 1.5]", "log.level=info", "scope={max_pages: 3}",
 	})
 	if err != nil {
 		t.Fatalf("loadConfig: %v", err)
 	}
 	got := []any{cfg.Scope.MaxPages, cfg.Scope.MaxDepth, cfg.Fetch.Parallelism, cfg.Fetch.PerHost,
-		cfg.Fetch.Delay, cfg.Fetch.MaxBodySize, cfg.ContentSeen.ExpectedPages, strings.Join(cfg.Scope.AllowDomains, " ")}
+		cfg.Fetch.Delay, cfg.Fetch.MaxBodySize, cfg.ContentSeen.ExpectedPages, strings.Join(cfg.Scope.AllowDomains, " "), cfg.Fetch.Retries}
 	want := []any{3, 16, 7, defaultConfig().Fetch.PerHost,
-		Duration(1500 * time.Millisecond), ByteSize(4096), int64(3e9), "a.com 1.5"}
+		Duration(1500 * time.Millisecond), ByteSize(4096), int64(3e9), "a.com 1.5", 2}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("decoded %v, want %v", got, want)
 	}
@@ -184,8 +184,8 @@ func TestBadSet(t *testing.T) {
 		{"contentseen.expected_pages=lots", `"lots" is not a whole number`},
 		{"scope.max_pages=1.5", `--set scope.max_pages: "1.5" is not a whole number`},
 		{"fetch.parallelism=2.5", `"2.5" is not a whole number`},
-		{"scope.max_depth=1e1", `"1e1" is not a whole number`},
-		{"contentseen.expected_pages=1e7", `"1e7" is not a whole number`},
+		{"scope.max_depth=1e-1", `"1e-1" is not a whole number`},
+		{"contentseen.expected_pages=1.5e0", `"1.5e0" is not a whole number`},
 		{"scope=1", `--set scope: "1" is not a section: scope holds keys (key: value)`},
 		{"scope=[a]", `a list is not a section: scope holds keys (key: value)`},
 		{"scope.allow_domains=a.com,b.com", `"a.com,b.com" is not a list, written [a, b]`},

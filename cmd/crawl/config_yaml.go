@@ -133,7 +133,7 @@ func (c *kindCheck) walk(n *yaml.Node, t reflect.Type, key string) {
 			return
 		}
 		fields := yamlFields(t)
-		c.pairs(n, t, key, func(k string, v *yaml.Node) {
+		pairs(n, func(k string, v *yaml.Node) {
 			if ft, ok := fields[k]; ok {
 				c.walk(v, ft, joinKey(key, k))
 			}
@@ -143,7 +143,7 @@ func (c *kindCheck) walk(n *yaml.Node, t reflect.Type, key string) {
 			c.report(n, "%s is not a section (key: value)", written(n))
 			return
 		}
-		c.pairs(n, t, key, func(k string, v *yaml.Node) { c.walk(v, t.Elem(), joinKey(key, k)) })
+		pairs(n, func(k string, v *yaml.Node) { c.walk(v, t.Elem(), joinKey(key, k)) })
 	case reflect.Slice, reflect.Array:
 		if n.Kind != yaml.SequenceNode {
 			c.report(n, "%s is not a list, written [a, b]", written(n))
@@ -158,26 +158,39 @@ func (c *kindCheck) walk(n *yaml.Node, t reflect.Type, key string) {
 }
 
 // pairs calls f with each key: value of the mapping n, following merge keys
-// (<<: *base) into the mappings they merge. Keys that are not scalars are
-// the decoder's to report.
-func (c *kindCheck) pairs(n *yaml.Node, t reflect.Type, key string, f func(k string, v *yaml.Node)) {
+// (<<: *base) into the mappings they merge. As YAML merges, a key the
+// mapping sets itself hides the merged ones, and of merged mappings the
+// first to set a key wins. Keys that are not scalars, and keys set twice,
+// are the decoder's to report.
+func pairs(n *yaml.Node, f func(k string, v *yaml.Node)) {
+	mergedPairs(n, map[string]bool{}, map[*yaml.Node]bool{}, f)
+}
+
+// mergedPairs is pairs over n, skipping the keys in set and adding those it
+// reports; seen ends a mapping that merges itself.
+func mergedPairs(n *yaml.Node, set map[string]bool, seen map[*yaml.Node]bool, f func(k string, v *yaml.Node)) {
+	if n = unalias(n); n.Kind != yaml.MappingNode || seen[n] {
+		return
+	}
+	seen[n] = true
+	var merged []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind == yaml.ScalarNode && k.Value == "<<" && k.ShortTag() == "!!merge" {
-			merged := []*yaml.Node{v}
-			if v.Kind == yaml.SequenceNode {
-				merged = v.Content
-			}
-			for _, m := range merged {
-				if unalias(m).Kind == yaml.MappingNode {
-					c.walk(m, t, key)
-				}
+			if v = unalias(v); v.Kind == yaml.SequenceNode {
+				merged = append(merged, v.Content...)
+			} else {
+				merged = append(merged, v)
 			}
 			continue
 		}
-		if k = unalias(k); k.Kind == yaml.ScalarNode {
+		if k = unalias(k); k.Kind == yaml.ScalarNode && !set[k.Value] {
+			set[k.Value] = true
 			f(k.Value, v)
 		}
+	}
+	for _, m := range merged {
+		mergedPairs(m, set, seen, f)
 	}
 }
 
@@ -203,6 +216,8 @@ func (c *kindCheck) scalar(n *yaml.Node, t reflect.Type) {
 	tag := n.ShortTag()
 	switch {
 	case err == nil && !(whole && tag == "!!float"):
+	case err == nil && integral(n.Value):
+		// 1e7 or 10.0: a whole number, which yaml decodes exactly.
 	case err != nil && whole && tag != "!!str" && reDigits.MatchString(n.Value):
 		c.report(n, "%q is out of range (%s to %s)", n.Value, lo, hi)
 	default:
@@ -211,6 +226,14 @@ func (c *kindCheck) scalar(n *yaml.Node, t reflect.Type) {
 }
 
 var reDigits = regexp.MustCompile(`^[-+]?[0-9][0-9_]*$`)
+
+// integral reports whether a YAML float is a whole number that a float64
+// holds exactly (below 2^53), so that decoding it into an integer loses
+// nothing.
+func integral(v string) bool {
+	f, err := strconv.ParseFloat(strings.ReplaceAll(v, "_", ""), 64)
+	return err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53
+}
 
 // wholeRange reports whether t holds whole numbers and, if so, its bounds.
 func wholeRange(t reflect.Type) (lo, hi string, ok bool) {

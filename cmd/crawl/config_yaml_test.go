@@ -22,4 +22,9 @@ func TestConfigAnchors(t *testing.T) {
 		cfg.Fetch.Parallelism != 3 || cfg.Fetch.PerHost != 4 {
 		t.Errorf("merge key: parallelism %d, per_host %d, %v; want 3, 4, nil", cfg.Fetch.Parallelism, cfg.Fetch.PerHost, err)
 	}
+	// A merged value the mapping overrides is never used, so never checked.
+	cfg = defaultConfig()
+	if err := decodeStrict([]byte("fetch: {<<: {parallelism: 2.5}, parallelism: 3}\n"), &cfg); err != nil || cfg.Fetch.Parallelism != 3 {
+		t.Errorf("overridden merged fraction: parallelism %d, %v; want 3, nil", cfg.Fetch.Parallelism, err)
+	}
 }
