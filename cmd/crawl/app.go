@@ -178,11 +178,30 @@ func parseInterspersed(fset *flag.FlagSet, args []string) ([]string, error) {
 		if len(left) == 0 {
 			return rest, nil
 		}
-		if used := len(args) - len(left); used > 0 && args[used-1] == "--" {
+		if endedByDashDash(fset, args[:len(args)-len(left)]) {
 			return append(rest, left...), nil
 		}
 		rest, args = append(rest, left[0]), left[1:]
 	}
+}
+
+// endedByDashDash reports whether the flag set's parse of used stopped at
+// a "--" that ends the flags, not at one that was a flag's value
+// (--features --).
+func endedByDashDash(fset *flag.FlagSet, used []string) bool {
+	n := len(used)
+	if n == 0 || used[n-1] != "--" {
+		return false
+	}
+	if n >= 2 && strings.HasPrefix(used[n-2], "-") && !strings.Contains(used[n-2], "=") {
+		if f := fset.Lookup(strings.TrimLeft(used[n-2], "-")); f != nil {
+			b, ok := f.Value.(interface{ IsBoolFlag() bool })
+			if !ok || !b.IsBoolFlag() {
+				return false // "--" was this flag's value
+			}
+		}
+	}
+	return true
 }
 
 // flagOutput is a flag set's output. On a bad flag the flag package writes

@@ -181,6 +181,10 @@ func TestFingerprintAndDistance(t *testing.T) {
 	if out, _, err := run(t, "", "fingerprint", "--", "--features"); err != nil || !strings.HasSuffix(strings.TrimSpace(out), " --features") {
 		t.Errorf("fingerprint -- --features: %q, %v; want the file's fingerprint", out, err)
 	}
+	// A "--" that is a flag's value ends nothing: the flags after it count.
+	if _, _, err := run(t, "", "distance", "--features", "--", "a.txt", "b.txt", "--features", "words"); err != nil {
+		t.Errorf("distance --features -- a b --features words: %v", err)
+	}
 	if _, _, err := run(t, "", "distance", a); err == nil || !strings.Contains(err.Error(), "want two files, got 1") {
 		t.Errorf("distance with one file: %v", err)
 	}
