@@ -155,7 +155,7 @@ func (s *Summary) Print(w io.Writer) {
 		rate = 100 * float64(s.Drops) / float64(total)
 	}
 	fmt.Fprintf(w, "All runs: %d page%s stored, %d dropped as duplicates (drop rate %.1f%%); URLs failed: %d, still queued: %d\n",
-		s.Pages, plural(s.Pages), s.Drops, rate, s.Failed, s.Frontier.Pending)
+		s.Pages, plural(s.Pages), s.Drops, rate, s.Failed, s.Frontier.Pending+s.Frontier.InFlight)
 	if s.PageLimit > 0 {
 		fmt.Fprintf(w, "Stopped at the page limit (scope.max_pages = %d stored page%s); raise it and rerun to continue.\n", s.PageLimit, plural(s.PageLimit))
 	}

@@ -37,7 +37,11 @@ func (m *Main) runDemo(ctx context.Context, args []string) error {
 		}
 		dir = tmp
 		if !*keep {
-			defer os.RemoveAll(tmp)
+			defer func() {
+				if err := os.RemoveAll(tmp); err != nil {
+					fmt.Fprintln(m.Stderr, "demo: remove the temporary data directory:", err)
+				}
+			}()
 		}
 	}
 
@@ -80,7 +84,7 @@ func (m *Main) runDemo(ctx context.Context, args []string) error {
 	if *keep || *data != "" {
 		fmt.Fprintf(m.Stdout, "\nData kept in %s: try `crawl export --data %s`.\n", dir, dir)
 	} else {
-		fmt.Fprintf(m.Stdout, "\nThe temporary data directory %s is removed now; rerun with --keep (or --data DIR) to keep it.\n", dir)
+		fmt.Fprintf(m.Stdout, "\nThe temporary data directory %s is removed as the demo ends; rerun with --keep (or --data DIR) to keep it.\n", dir)
 	}
 	return nil
 }

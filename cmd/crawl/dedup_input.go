@@ -265,7 +265,7 @@ type jsonLine struct {
 	HTML      string `json:"html"`
 	Text      string `json:"text"`
 	Title     string `json:"title"`
-	Lang      string `json:"lang"` // kept with a text record; html gives its own`
+	Lang      string `json:"lang"` // kept with a text record; html gives its own
 	FetchedAt string `json:"fetched_at"`
 }
 
