@@ -246,8 +246,8 @@ the library's Sunday hours and the covered market, so that it can be fingerprint
 	seeds := writeFile(t, dir, "seeds.txt", srv.URL+"/\n")
 	data := filepath.Join(dir, "data")
 	args := []string{"--seeds", seeds, "--data", data, "--set", "fetch.delay=0s", "--set", "fetch.retries=0", "--set", "log.level=warn"}
-	if _, _, err := run(t, "", args...); err != nil {
-		t.Fatal(err)
+	if _, _, err := run(t, "", args...); !errors.Is(err, errNothingFetched) { // the site is down: exit 3
+		t.Fatalf("crawl of a site that is down: %v, want errNothingFetched", err)
 	}
 	out, _, err := run(t, "", "failed", "--data", data, "--json")
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -75,7 +76,8 @@ func TestReadOnlyCommandsNameThemselves(t *testing.T) {
 }
 
 // A crawl whose only page is a 404: nothing stored or dropped, one
-// failed URL. The counts read "1 failed URL", and dups gives no hint.
+// failed URL (exit status 3). The counts read "1 failed URL", and dups
+// gives no hint.
 func TestCountsWithOneAndNone(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	defer srv.Close()
@@ -83,8 +85,8 @@ func TestCountsWithOneAndNone(t *testing.T) {
 	seeds := writeFile(t, dir, "seeds.txt", srv.URL+"/\n")
 	data := filepath.Join(dir, "data")
 	if _, _, err := run(t, "", "--seeds", seeds, "--data", data,
-		"--set", "fetch.delay=0s", "--set", "log.level=warn"); err != nil {
-		t.Fatalf("crawl: %v", err)
+		"--set", "fetch.delay=0s", "--set", "log.level=warn"); !errors.Is(err, errNothingFetched) {
+		t.Fatalf("crawl: %v, want errNothingFetched", err)
 	}
 
 	_, stderr, err := run(t, "", "failed", "--data", data)
