@@ -169,7 +169,8 @@ func productToken(ua string) string {
 // *FetchError: robots.txt forbids the URL or a redirect target
 // ("disallowed", wrapping ErrDisallowed), robots.txt could not be read
 // ("robots-unavailable": the page was not requested), redirect loops and
-// limits, timeouts, connection errors, a bad URL, or ctx ending
+// limits, timeouts, connection errors, a bad URL, a redirect out of the
+// scope ctx carries ("out-of-scope", see WithRedirectScope), or ctx ending
 // ("canceled", wrapping ctx's cause). Fetch returns promptly when ctx ends.
 func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Response, error) {
 	u, err := parseFetchURL(rawURL)
@@ -186,6 +187,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Response, error) {
 		}
 	}
 	st := &fetchState{limit: f.opts.MaxBodySize, maxRedirects: f.opts.MaxRedirects, checkRobots: f.opts.RespectRobots}
+	st.scope, _ = ctx.Value(redirectScopeKey{}).(func(*url.URL) (bool, string))
 	if err := f.do(ctx, target, st); err != nil {
 		return nil, err
 	}
@@ -273,10 +275,27 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) > st.maxRedirects {
 		return &FetchError{Kind: KindTooManyRedirects, URL: next, Err: fmt.Errorf("crawler: more than %d redirects: %s", st.maxRedirects, chain(via, next))}
 	}
+	if st.scope != nil {
+		if ok, why := st.scope(req.URL); !ok {
+			return &FetchError{Kind: KindOutOfScope, URL: next, Err: fmt.Errorf("redirect from %s out of the crawl's scope: %s", withoutFragment(via[0].URL), why)}
+		}
+	}
 	if st.checkRobots {
 		return f.robots.allow(req.Context(), req.URL)
 	}
 	return nil
+}
+
+// redirectScopeKey carries the scope of WithRedirectScope.
+type redirectScopeKey struct{}
+
+// WithRedirectScope returns ctx carrying a scope for Fetch: a redirect to
+// a URL scope refuses (given the target as requested, with the reason
+// why) is not followed, and the fetch fails with Kind "out-of-scope". The
+// crawl checks its links against its Scope before queueing them; this
+// holds redirects to the same rules.
+func WithRedirectScope(ctx context.Context, scope func(u *url.URL) (ok bool, why string)) context.Context {
+	return context.WithValue(ctx, redirectScopeKey{}, scope)
 }
 
 func chain(via []*http.Request, next string) string {

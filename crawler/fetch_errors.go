@@ -27,6 +27,7 @@ const (
 	KindRedirectLoop      = "redirect-loop"
 	KindTooManyRedirects  = "too-many-redirects"
 	KindDisallowed        = "disallowed"
+	KindOutOfScope        = "out-of-scope" // a redirect left the scope the caller gave (WithRedirectScope)
 	KindBadURL            = "bad-url"
 	// KindCanceled means the caller's ctx ended before the fetch finished:
 	// the URL was not judged and should stay pending (it is Retryable).

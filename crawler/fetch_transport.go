@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 )
 
 // fetchState is the per-call record of one Fetcher.do. It travels in two
@@ -16,7 +17,8 @@ import (
 type fetchState struct {
 	limit        int64 // body bytes kept; one more is read to detect truncation
 	maxRedirects int
-	checkRobots  bool // false for robots.txt itself
+	checkRobots  bool                                   // false for robots.txt itself
+	scope        func(u *url.URL) (ok bool, why string) // redirect targets it refuses are not fetched; nil: any
 
 	hops      []string // every URL requested, in order
 	body      []byte   // raw body of the final response

@@ -32,6 +32,8 @@ const (
 	skipRedirect = "redirect"
 	// skipURLStored: the store holds a page under the URL (from a dedup).
 	skipURLStored = "url-stored"
+	// skipOutOfScope: a redirect out of the crawl's scope, not followed.
+	skipOutOfScope = "out-of-scope"
 )
 
 // metrics are the Prometheus collectors of one Crawler, on a private
@@ -56,7 +58,7 @@ func newMetrics(c *Crawler) *metrics {
 		reg: prometheus.NewRegistry(),
 		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "simcrawl_pages_skipped_total",
-			Help: "Pages fetched but neither stored nor dropped, by reason: non-html, noindex (meta robots or X-Robots-Tag), robots (robots.txt disallows).",
+			Help: "Pages fetched but neither stored nor dropped, by reason: non-html, noindex (meta robots or X-Robots-Tag), robots (robots.txt disallows), redirect (to a URL the crawl fetches on its own), url-stored, out-of-scope (a redirect the scope refuses, not followed).",
 		}, []string{"reason"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "simcrawl_errors_total",

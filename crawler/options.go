@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/frontier"
 )
 
 // Options configures a Crawler. The zero value of a field means its
@@ -130,6 +131,24 @@ type Scope struct {
 	DenyDomains  []string         // wins over AllowDomains
 	Include      []*regexp.Regexp // when not empty, a URL must match one
 	Exclude      []*regexp.Regexp // a URL matching one is out of scope
+}
+
+// AllowsRedirect is Allows for the target u of a redirect (as requested,
+// made canonical here). A seed's redirect may leave AllowDomains, as
+// http://www.example.org/ answering from example.org is still the site the
+// user named; DenyDomains, Include and Exclude hold for it too.
+func (s Scope) AllowsRedirect(u *url.URL, fromSeed bool) (bool, string) {
+	// A URL that cannot be made canonical (too long, say) is judged as it
+	// is: the crawl then fails the page for its final URL, saying why.
+	if cu, err := frontier.Canonical(u.String()); err == nil {
+		if cu, err := url.Parse(cu); err == nil {
+			u = cu
+		}
+	}
+	if fromSeed {
+		s.AllowDomains = []string{strings.ToLower(u.Hostname())}
+	}
+	return s.Allows(u)
 }
 
 // Allows reports whether the canonical URL u is in scope, and if not, why.

@@ -26,6 +26,7 @@ const (
 	outcomeNonHTML  = "skipped:non-html"
 	outcomeNoIndex  = "skipped:noindex"
 	outcomeRobots   = "skipped:robots"
+	outcomeScope    = "skipped:redirect-out-of-scope"
 	outcomeRedirect = "skipped:redirect-to:"
 	reasonExact     = "exact"
 	reasonNear      = "near"
@@ -38,7 +39,9 @@ func (c *Crawler) process(ctx context.Context, it frontier.Item) error {
 	c.applyCrawlDelay(ctx, it.URL)
 
 	fetched := c.metrics.fetching(frontier.HostKey(it.URL))
-	resp, err := c.fetcher.Fetch(ctx, it.URL)
+	resp, err := c.fetcher.Fetch(WithRedirectScope(ctx, func(u *url.URL) (bool, string) {
+		return c.opts.Scope.AllowsRedirect(u, it.Depth == 0)
+	}), it.URL)
 	fetched()
 	if err != nil {
 		return c.fetchFailed(ctx, it, err)
@@ -422,10 +425,15 @@ func (c *Crawler) fetchFailed(ctx context.Context, it frontier.Item, err error) 
 		c.countError(errKindOther)
 		return c.fail(ctx, it, err.Error())
 	}
-	if fe.Kind == KindDisallowed {
+	switch fe.Kind {
+	case KindDisallowed:
 		c.skip(skipRobots)
 		c.opts.Logger.Debug("skipped", "url", it.URL, "reason", fe.Error())
 		return c.done(ctx, it, outcomeRobots)
+	case KindOutOfScope:
+		c.skip(skipOutOfScope)
+		c.opts.Logger.Info("skipped", "url", it.URL, "reason", fe.Error())
+		return c.done(ctx, it, outcomeScope)
 	}
 	if fe.Retryable() && it.Attempts < c.opts.Retries {
 		wait := c.backoff(it.Attempts, fe.RetryAfter)

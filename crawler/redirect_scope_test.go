@@ -1,0 +1,68 @@
+package crawler
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/simcrawl/simcrawl/internal/demosite"
+)
+
+// A redirect is held to the crawl's scope as links are: a page redirecting
+// to another host, or to an excluded path, is skipped without fetching the
+// target. A seed's own redirect may leave the allowed domains (the site
+// the user named answers from another name), not the excluded paths.
+func TestRedirectsStayInScope(t *testing.T) {
+	var mu sync.Mutex
+	hits := map[string]int{} // host + path
+	mux := http.NewServeMux()
+	var port string
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[strings.Split(r.Host, ":")[0]+r.URL.Path]++
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/":
+			w.Write([]byte(`<html><body><a href="/away">away</a> <a href="/to-private">private</a></body></html>`))
+		case "/away", "/seed-away":
+			http.Redirect(w, r, "http://localhost:"+port+"/target", http.StatusFound)
+		case "/to-private", "/seed-private":
+			http.Redirect(w, r, "/private/x", http.StatusFound)
+		case "/target", "/private/x":
+			w.Write([]byte(articleHTML("Target", strings.Join(demosite.Words(11, 300), " "))))
+		case "/robots.txt":
+			http.NotFound(w, r)
+		}
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	port = srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+
+	opts := testOptions(t, srv.URL+"/", srv.URL+"/seed-away", srv.URL+"/seed-private")
+	opts.Scope.Exclude = []*regexp.Regexp{regexp.MustCompile(`/private/`)}
+	sum := runCrawl(t, opts)
+
+	mu.Lock()
+	defer mu.Unlock()
+	if hits["localhost/target"] != 1 {
+		t.Errorf("the seed's redirect to localhost/target was fetched %d times, want once", hits["localhost/target"])
+	}
+	if hits["127.0.0.1/private/x"] != 0 {
+		t.Errorf("the excluded /private/x was fetched %d times", hits["127.0.0.1/private/x"])
+	}
+	r := readResult(t, opts.DataDir, srv.URL)
+	if r.stored["/seed-away"] == nil {
+		t.Errorf("the seed redirecting to another host was not stored: %v", r.stored)
+	}
+	for _, p := range []string{"/away", "/to-private", "/seed-private"} {
+		if r.stored[p] != nil || r.dropped[p] != nil {
+			t.Errorf("%s, a redirect out of scope, was stored or dropped", p)
+		}
+	}
+	if sum.Run.Skipped != 3 {
+		t.Errorf("skipped %d, want 3 (two links and a seed redirecting out of scope)", sum.Run.Skipped)
+	}
+}
