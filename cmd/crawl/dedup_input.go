@@ -261,12 +261,12 @@ func (t *htmlTree) read(path string, mod time.Time) (*crawler.Record, error) {
 // output of `crawl export` (url, text, title, lang, fetched_at) is such a
 // file.
 type jsonLine struct {
-	URL       string `json:"url"`
-	HTML      string `json:"html"`
-	Text      string `json:"text"`
-	Title     string `json:"title"`
-	Lang      string `json:"lang"` // kept with a text record; html gives its own
-	FetchedAt string `json:"fetched_at"`
+	URL       string  `json:"url"`
+	HTML      *string `json:"html"` // nil when absent: "text": "" is a page without text
+	Text      *string `json:"text"`
+	Title     string  `json:"title"`
+	Lang      string  `json:"lang"` // kept with a text record; html gives its own
+	FetchedAt string  `json:"fetched_at"`
 }
 
 type jsonlInput struct {
@@ -300,14 +300,18 @@ func (j *jsonlInput) Next(ctx context.Context) (*crawler.Record, error) {
 			j.log.Warn("skipped line: not a JSON object", "input", j.path, "line", j.line, "error", err)
 			continue
 		}
-		if l.HTML == "" && l.Text == "" {
+		if l.HTML == nil && l.Text == nil {
 			*j.malformed++
 			j.log.Warn("skipped line: neither html nor text", "input", j.path, "line", j.line)
 			continue
 		}
-		rec := &crawler.Record{URL: l.URL, Title: l.Title, Text: l.Text, Lang: l.Lang}
-		if l.HTML != "" {
-			rec.Body = []byte(l.HTML)
+		// A page exported without text (thin, empty) comes back as one.
+		rec := &crawler.Record{URL: l.URL, Title: l.Title, Lang: l.Lang}
+		if l.Text != nil {
+			rec.Text = *l.Text
+		}
+		if l.HTML != nil && *l.HTML != "" {
+			rec.Body = []byte(*l.HTML)
 		}
 		if rec.URL == "" {
 			abs, err := filepath.Abs(j.path)

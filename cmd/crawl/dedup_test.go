@@ -395,13 +395,14 @@ func TestDedupCountsMalformedLines(t *testing.T) {
 	in := writeFile(t, dir, "in.jsonl", `{"url":"https://example.org/a","text":"A first record with enough words to be fingerprinted by the near-duplicate stage of the crawler."}
 not json at all
 {"url":"https://example.org/b"}
+{"url":"https://example.org/empty","text":"","title":"An empty page, as crawl export writes it"}
 `)
 	out, _, err := run(t, "", "dedup", "--data", filepath.Join(dir, "data"), "--input", in, "--set", "log.level=error")
 	if err != nil {
 		t.Fatalf("dedup: %v", err)
 	}
-	if !strings.Contains(out, "Skipped 2 malformed input lines or records") {
-		t.Errorf("summary does not count the two bad lines:\n%s", out)
+	if !strings.Contains(out, "Skipped 2 malformed input lines or records") || !strings.Contains(out, "kept 2 (1 thin)") {
+		t.Errorf("summary does not count the two bad lines, or not the empty page as a thin one kept:\n%s", out)
 	}
 }
 
