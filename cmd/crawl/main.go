@@ -45,6 +45,7 @@ func abortOnSecondSignal() {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	<-sig
+	fmt.Fprintln(os.Stderr, "crawl: stopping: requests in flight finish (at most fetch.timeout) and the work is saved; Ctrl-C again to abort")
 	<-sig
 	fmt.Fprintln(os.Stderr, "crawl: aborted")
 	os.Exit(130)

@@ -192,8 +192,8 @@ func TestInterruptDrainsAndExits130(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
 		t.Fatalf("after Ctrl-C: %v, want exit status 130; stderr:\n%s", err, stderr)
 	}
-	if !strings.Contains(stderr.String(), "interrupted") {
-		t.Errorf("stderr does not say the crawl was interrupted:\n%s", stderr)
+	if !strings.Contains(stderr.String(), "interrupted") || !strings.Contains(stderr.String(), "stopping: requests in flight finish") {
+		t.Errorf("stderr does not say the crawl is stopping, then that it was interrupted:\n%s", stderr)
 	}
 	if _, _, err := run(t, "", crawlArgs(seeds, data)...); err != nil {
 		t.Fatalf("resumed crawl: %v", err)
