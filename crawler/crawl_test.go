@@ -529,3 +529,54 @@ func TestCrawlDebugLog(t *testing.T) {
 		}
 	}
 }
+
+// cancelOnLog is a log writer that cancels a crawl once a line holding
+// want is written, and keeps what was written.
+type cancelOnLog struct {
+	mu     sync.Mutex
+	b      strings.Builder
+	want   string
+	cancel context.CancelFunc
+}
+
+func (w *cancelOnLog) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b.Write(p)
+	if strings.Contains(string(p), w.want) {
+		w.cancel()
+	}
+	return len(p), nil
+}
+
+// A retry that waits long (a Retry-After of an hour, capped at 10
+// minutes) is logged at info, so an idle crawl says what it waits for.
+func TestLongRetryLoggedAtInfo(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "3600")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	opts := testOptions(t, srv.URL+"/")
+	opts.Fetch.RespectRobots = false
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	log := &cancelOnLog{want: "msg=retry", cancel: cancel}
+	opts.Logger = slog.New(slog.NewTextHandler(log, nil)) // info and above
+	c, err := Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Run(ctx)
+	if cerr := c.Close(); cerr != nil {
+		t.Fatal(cerr)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want it canceled once the retry was logged", err)
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	if !strings.Contains(log.b.String(), "level=INFO msg=retry") || !strings.Contains(log.b.String(), "after=10m0s") {
+		t.Errorf("log lacks the retry at info, after the 10-minute cap:\n%s", log.b.String())
+	}
+}

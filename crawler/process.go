@@ -31,6 +31,7 @@ const (
 	reasonExact     = "exact"
 	reasonNear      = "near"
 	maxRetryBackoff = 10 * time.Minute
+	longRetryWait   = 30 * time.Second // retries waiting this long are logged at info
 )
 
 // process fetches one URL and records its outcome. It returns an error only
@@ -438,7 +439,13 @@ func (c *Crawler) fetchFailed(ctx context.Context, it frontier.Item, err error) 
 	if fe.Retryable() && it.Attempts < c.opts.Retries {
 		wait := c.backoff(it.Attempts, fe.RetryAfter)
 		c.stats.retries.Add(1)
-		c.opts.Logger.Debug("retry", "url", it.URL, "attempt", it.Attempts+1, "after", wait, "error", err)
+		// A long wait (a Retry-After of an hour is capped at 10 minutes)
+		// may leave the crawl idle with one URL queued: say so at info.
+		level := slog.LevelDebug
+		if wait >= longRetryWait {
+			level = slog.LevelInfo
+		}
+		c.opts.Logger.Log(ctx, level, "retry", "url", it.URL, "attempt", it.Attempts+1, "after", wait, "error", err)
 		if rerr := c.frontier.Retry(ctx, it, wait, err.Error()); rerr != nil {
 			return fmt.Errorf("crawler: retry %s: %w", it.URL, rerr)
 		}
