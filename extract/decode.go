@@ -36,7 +36,9 @@ const metaScanLimit = 8 << 10
 //     yields mostly Han characters picks GB18030, else windows-1252 (the
 //     WHATWG default).
 //
-// Invalid UTF-8 in a page decoded as UTF-8 is replaced by U+FFFD.
+// Invalid UTF-8 in a page decoded as UTF-8 is replaced by U+FFFD, except
+// that a page declared UTF-8 whose bytes are largely invalid UTF-8 and read
+// as GB18030 text (a GBK page under a template's "utf-8") is GB18030.
 func decode(body []byte, contentType string) ([]byte, string, error) {
 	if e, name, ok := bomEncoding(body); ok {
 		out, err := e.NewDecoder().Bytes(body)
@@ -64,6 +66,15 @@ func decode(body []byte, contentType string) ([]byte, string, error) {
 		}
 	}
 	if name == "utf-8" {
+		if mostlyInvalidUTF8(body) && looksGB18030(body) {
+			// GBK pages under a template's or server's "utf-8": their
+			// bytes almost never form UTF-8, and decoding them as it
+			// would leave little but U+FFFD.
+			out, err := simplifiedchinese.GB18030.NewDecoder().Bytes(body)
+			if err == nil {
+				return bytes.ToValidUTF8(out, []byte("\uFFFD")), "gb18030", nil
+			}
+		}
 		return bytes.ToValidUTF8(body, []byte("\uFFFD")), name, nil
 	}
 	out, err := e.NewDecoder().Bytes(body)
@@ -168,6 +179,29 @@ func metaEncoding(body []byte) (encoding.Encoding, string) {
 // looksGB18030 reports whether a trial GB18030 decode of the first 16 KiB
 // gives mostly CJK characters among the non-ASCII ones. It runs only for
 // undeclared pages that are not UTF-8, so its cost rarely matters.
+// mostlyInvalidUTF8 reports whether many of b's non-ASCII bytes are not
+// part of valid UTF-8: a page in another charset, not a UTF-8 page with a
+// stray bad byte (in the first 16 KiB, as looksGB18030 reads). GBK text
+// has about half its bytes invalid: its byte pairs often run together
+// into valid two-byte UTF-8 by chance; a quarter is the bar.
+func mostlyInvalidUTF8(b []byte) bool {
+	if len(b) > 16<<10 {
+		b = b[:16<<10]
+	}
+	var high, bad int
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if b[0] >= 0x80 {
+			high += n
+			if r == utf8.RuneError && n == 1 {
+				bad++
+			}
+		}
+		b = b[n:]
+	}
+	return bad >= 8 && 4*bad >= high
+}
+
 func looksGB18030(b []byte) bool {
 	if len(b) > 16<<10 {
 		b = b[:16<<10]

@@ -58,6 +58,10 @@ func TestDecode(t *testing.T) {
 		{"utf-8 bom", append([]byte{0xEF, 0xBB, 0xBF}, page("gbk", hansText)...), "text/html", "utf-8", hansText},
 		{"ascii", []byte(page("", "plain words")), "", "utf-8", "plain words"},
 		{"invalid utf-8 declared", []byte(page("utf-8", "ok \xff\xfe bytes")), "text/html; charset=utf-8", "utf-8", "ok \uFFFD bytes"},
+		// GBK under "utf-8" in the header and the meta: the bytes win.
+		{"lying header and meta: utf-8 on gbk", encode(t, simplifiedchinese.GBK, page("utf-8", strings.Repeat(hansText, 2))), "text/html; charset=utf-8", "gb18030", strings.Repeat(hansText, 2)},
+		// A UTF-8 Chinese page with one bad byte stays UTF-8.
+		{"utf-8 han with a bad byte", []byte(page("utf-8", hansText+"\xff"+hansText)), "text/html; charset=utf-8", "utf-8", hansText + "\uFFFD" + hansText},
 	}
 	u, _ := url.Parse("http://example.com/")
 	for _, tt := range tests {
