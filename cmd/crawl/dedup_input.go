@@ -361,13 +361,19 @@ func (j *jsonlInput) readLine() ([]byte, error) {
 
 // warcInput yields the HTML response records of a WARC file: 2xx, with an
 // HTML content type (or none), Content-Encoding gzip or deflate decoded.
-// Other records (requests, metadata, images, revisits) are passed over.
+// Other records (requests, metadata, images, revisits) are passed over,
+// but for the metadata record `crawl export --format warc` writes after
+// each page: its simcrawl-url, the URL the crawl requested (the target
+// URI is the final one, after redirects), names the page, so that a
+// crawl's own export read back into its data directory finds its pages.
 type warcInput struct {
 	r         *warc.Reader
 	path      string
 	maxBody   int64
 	log       *slog.Logger
-	malformed *int // records skipped (inputs.malformed)
+	malformed *int         // records skipped (inputs.malformed)
+	next      *warc.Record // read ahead, looking for a page's metadata
+	nextErr   error        // or the error reading ahead met, for the next call
 }
 
 func (w *warcInput) Next(ctx context.Context) (*crawler.Record, error) {
@@ -375,12 +381,9 @@ func (w *warcInput) Next(ctx context.Context) (*crawler.Record, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		rec, err := w.r.Next()
+		rec, err := w.read()
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil, io.EOF
-			}
-			return nil, fmt.Errorf("input %s: %w", w.path, err)
+			return nil, err
 		}
 		target := strings.Trim(rec.Header.Get("WARC-Target-URI"), "<>")
 		var out *crawler.Record
@@ -399,8 +402,51 @@ func (w *warcInput) Next(ctx context.Context) (*crawler.Record, error) {
 		if t, err := warc.ParseDate(rec.Header.Get("WARC-Date")); err == nil {
 			out.FetchedAt = t
 		}
+		if err := w.requestedURL(rec, out); err != nil {
+			return nil, err
+		}
 		return out, nil
 	}
+}
+
+// read returns the record (or error) read ahead, else the next one.
+func (w *warcInput) read() (*warc.Record, error) {
+	if rec, err := w.next, w.nextErr; rec != nil || err != nil {
+		w.next, w.nextErr = nil, nil
+		return rec, err
+	}
+	rec, err := w.r.Next()
+	if errors.Is(err, io.EOF) {
+		return nil, io.EOF
+	}
+	if err != nil {
+		return nil, fmt.Errorf("input %s: %w", w.path, err)
+	}
+	return rec, nil
+}
+
+// requestedURL reads the record after rec (whose block is read): when it
+// is simcrawl's metadata for rec, out takes the URL it names; otherwise it
+// is kept for the next call.
+func (w *warcInput) requestedURL(rec *warc.Record, out *crawler.Record) error {
+	next, err := w.read()
+	if err != nil {
+		w.nextErr = err // out is read whole: the error waits for the next call
+		return nil
+	}
+	id := rec.Header.Get("WARC-Record-ID")
+	if next.Type() != warc.TypeMetadata || id == "" || next.Header.Get("WARC-Concurrent-To") != id {
+		w.next = next
+		return nil
+	}
+	block, err := io.ReadAll(io.LimitReader(next.Block, 64<<10))
+	if err != nil {
+		return fmt.Errorf("input %s: metadata at offset %d: %w", w.path, next.Offset, err)
+	}
+	if u := warc.ParseFields(block).Get(warcFieldURL); u != "" {
+		out.URL = u
+	}
+	return nil
 }
 
 // response returns the page in a response record, or nil when it is not

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -471,5 +472,51 @@ func TestDedupExportJSONLRoundTrip(t *testing.T) {
 	}
 	if langs == 0 {
 		t.Error("no exported page has a language: the check is empty")
+	}
+}
+
+// A page stored under the URL the crawl requested, fetched from another
+// after a redirect, is exported under its final URL (WARC-Target-URI)
+// with the requested one in its metadata record. Read back into the
+// crawl's own directory it is that stored page again, skipped, not logged
+// as a duplicate of itself.
+func TestDedupWARCOfRedirectedPage(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Write([]byte(`<html><head><title>Home</title></head><body><p>` + strings.Join(demosite.Words(21, 120), " ") + `</p><a href="/old">story</a></body></html>`))
+		case "/old":
+			http.Redirect(w, r, "/new", http.StatusMovedPermanently)
+		case "/new":
+			w.Write([]byte(`<html><head><title>Story</title></head><body><article><p>` + strings.Join(demosite.Words(22, 300), " ") + `</p></article></body></html>`))
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", srv.URL+"/\n")
+	data := filepath.Join(dir, "data")
+	if _, _, err := run(t, "", "--seeds", seeds, "--data", data, "--set", "fetch.delay=0s", "--set", "log.level=warn"); err != nil {
+		t.Fatalf("crawl: %v", err)
+	}
+	if p, ok := exported(t, data)[srv.URL+"/old"]; !ok || p.FinalURL != srv.URL+"/new" {
+		t.Fatalf("test setup: /old not stored with final URL /new: %+v", p)
+	}
+	file := filepath.Join(dir, "crawl.warc.gz")
+	if _, _, err := run(t, "", "export", "--data", data, "--format", "warc", "--out", file); err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	out, _, err := run(t, "", "dedup", "--input", file, "--data", data, "--set", "log.level=warn")
+	if err != nil {
+		t.Fatalf("dedup: %v", err)
+	}
+	if !strings.Contains(out, "kept 0 (0 thin), dropped 0 exact + 0 near, skipped 2") {
+		t.Errorf("dedup of the crawl's own export into its directory:\n%s", out)
+	}
+	if n := dropLogLines(t, data); n != 0 {
+		t.Errorf("drop log has %d lines, want none", n)
 	}
 }
