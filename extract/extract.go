@@ -137,6 +137,9 @@ func ExtractBytes(body []byte, contentType string, pageURL *url.URL, o Options) 
 	return d, nil
 }
 
+// maxNULs is how many NUL bytes in a body's first KiB make it binary.
+const maxNULs = 3
+
 // checkHTML rejects declared non-HTML types and binary bodies.
 func checkHTML(body []byte, contentType string) error {
 	if contentType != "" {
@@ -160,17 +163,26 @@ func checkHTML(body []byte, contentType string) error {
 	if len(head) > 1024 {
 		head = head[:1024]
 	}
-	ctl := 0
+	// A file format's signature (PNG, PDF, gzip, ...) under any label.
+	if mt := http.DetectContentType(head); !strings.HasPrefix(mt, "text/") && mt != "application/octet-stream" {
+		return fmt.Errorf("%w: binary bytes (%s)", ErrNotHTML, strings.Split(mt, ";")[0])
+	}
+	// Otherwise bytes no text has many of. A NUL or two is a damaged page
+	// (the tokenizer drops them); random bytes have about four per KiB.
+	nul, ctl := 0, 0
 	for _, c := range head {
-		if c == 0 {
-			return fmt.Errorf("%w: binary bytes (NUL in the first KiB)", ErrNotHTML)
-		}
-		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b {
+		switch {
+		case c == 0:
+			nul++
+		case c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b:
 			ctl++
 		}
 	}
-	if ctl > len(head)/10 {
-		return fmt.Errorf("%w: binary bytes (%d control bytes in the first KiB)", ErrNotHTML, ctl)
+	if nul >= maxNULs {
+		return fmt.Errorf("%w: binary bytes (%d NULs in the first KiB)", ErrNotHTML, nul)
+	}
+	if nul+ctl > len(head)/10 {
+		return fmt.Errorf("%w: binary bytes (%d control bytes in the first KiB)", ErrNotHTML, nul+ctl)
 	}
 	if contentType == "" {
 		switch mt := http.DetectContentType(body); {

@@ -20,6 +20,9 @@ func TestNotHTML(t *testing.T) {
 		{"binary labelled html", "text/html", append([]byte("<html>"), make([]byte, 64)...)},
 		{"control bytes labelled html", "text/html", bytes.Repeat([]byte{1, 2, 3, 4, 'a'}, 200)},
 		{"sniffed gzip", "", []byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff" + strings.Repeat("x", 100))},
+		{"png labelled html", "text/html", append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte("IDAT"), 50)...)},
+		{"gzip labelled html", "text/html", []byte("\x1f\x8b\x08\x00" + strings.Repeat("x", 100))},
+		{"three NULs", "text/html", []byte("<html><body><p>a\x00b\x00c\x00d " + strings.Repeat("word ", 50) + "</p></body></html>")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -31,6 +34,19 @@ func TestNotHTML(t *testing.T) {
 				t.Errorf("error %q carries no reason", err)
 			}
 		})
+	}
+}
+
+// A page damaged by a stray NUL or two is still a page: its text is kept.
+func TestStrayNULIsHTML(t *testing.T) {
+	body := "<html><body><article><p>The ferry timetable\x00 changes on Monday, and the harbour office" +
+		strings.Repeat(" has posted the new times by the pier", 10) + ".\x00</p></article></body></html>"
+	d, err := ExtractBytes([]byte(body), "text/html", testURL, Options{})
+	if err != nil {
+		t.Fatalf("ExtractBytes: %v", err)
+	}
+	if !strings.Contains(d.Text, "ferry timetable") || strings.ContainsRune(d.Text, 0) {
+		t.Errorf("Text = %q, want the article without NULs", d.Text)
 	}
 }
 
