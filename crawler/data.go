@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -87,6 +88,21 @@ func (d *Data) K() (k int, ok bool, err error) {
 		return 0, false, fmt.Errorf("crawler: read k: %w", err)
 	}
 	return k, ok, nil
+}
+
+// Skipped calls fn for every URL the crawl fetched (or was refused) but
+// neither stored nor dropped, with the reason: robots, non-html, noindex,
+// redirect-to:URL (another URL the crawl fetches on its own),
+// redirect-out-of-scope; in URL order.
+func (d *Data) Skipped(fn func(url, reason string) error) error {
+	return d.DB.View(func(tx *bolt.Tx) error {
+		return frontier.ReadDone(tx, "", func(url, outcome string) error {
+			if reason, ok := strings.CutPrefix(outcome, "skipped:"); ok {
+				return fn(url, reason)
+			}
+			return nil
+		})
+	})
 }
 
 // Failed calls fn for every URL the crawl recorded as failed, with the

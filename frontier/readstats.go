@@ -25,3 +25,22 @@ func ReadStats(tx *bolt.Tx, bucket string) (Stats, error) {
 	}
 	return Stats{Pending: int(c.pending), InFlight: int(c.inflight), Done: int(c.done), Failed: int(c.failed)}, nil
 }
+
+// ReadDone calls fn for every URL the frontier kept in bucket of tx's
+// database ("" means "frontier") recorded as done, with its outcome, in
+// URL order, without opening it. It reads every URL the crawl has seen.
+func ReadDone(tx *bolt.Tx, bucket string, fn func(url, outcome string) error) error {
+	if bucket == "" {
+		bucket = "frontier"
+	}
+	top := tx.Bucket([]byte(bucket))
+	if top == nil || top.Bucket(bSeen) == nil {
+		return nil
+	}
+	return top.Bucket(bSeen).ForEach(func(k, v []byte) error {
+		if len(v) == 0 || v[0] != stDone {
+			return nil
+		}
+		return fn(string(k), string(v[1:]))
+	})
+}

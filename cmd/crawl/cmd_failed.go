@@ -17,6 +17,7 @@ type failedJSON struct {
 func (m *Main) runFailed(ctx context.Context, args []string) (err error) {
 	fset := m.newFlagSet("failed")
 	asJSON := fset.Bool("json", false, `one JSON object per URL: {"url","reason"}`)
+	skipped := fset.Bool("skipped", false, "list the URLs skipped instead (neither stored nor dropped: robots, non-html, noindex,\nredirect-to:URL, redirect-out-of-scope), with the reason")
 	var cf configFlags
 	m.addConfigFlags(fset, &cf)
 	if err := fset.Parse(args); err != nil {
@@ -38,7 +39,11 @@ func (m *Main) runFailed(ctx context.Context, args []string) (err error) {
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	n := 0
-	err = data.Failed(func(url, reason string) error {
+	list := data.Failed
+	if *skipped {
+		list = data.Skipped
+	}
+	err = list(func(url, reason string) error {
 		n++
 		if *asJSON {
 			return enc.Encode(failedJSON{URL: url, Reason: reason})
@@ -52,7 +57,9 @@ func (m *Main) runFailed(ctx context.Context, args []string) (err error) {
 	if err != nil {
 		return fmt.Errorf("failed: %w", err)
 	}
-	if !*asJSON {
+	if !*asJSON && *skipped {
+		fmt.Fprintf(m.Stderr, "%d skipped URL%s\n", n, plural(n))
+	} else if !*asJSON {
 		switch n {
 		case 0:
 			fmt.Fprintln(m.Stderr, "no failed URLs")

@@ -23,6 +23,7 @@ type statsJSON struct {
 	DroppedExact int     `json:"dropped_exact"`
 	DroppedNear  int     `json:"dropped_near"`
 	Failed       int     `json:"failed"`    // URLs given up on
+	Skipped      int     `json:"skipped"`   // URLs neither stored nor dropped (crawl failed --skipped lists them)
 	Pending      int     `json:"pending"`   // URLs still queued (a resumed crawl fetches them)
 	DropRate     float64 `json:"drop_rate"` // dropped / (stored + dropped)
 	K            int     `json:"k"`         // the threshold of the last crawl (else the configured one)
@@ -108,7 +109,7 @@ crawl kept, drops just below k may be distinct pages that collided (check with c
 Up to 20,000 stored pages every page is compared with every other; above that a sample of 2,000
 pages is compared with all, and the output says "sampled".
 
-JSON fields: stored, thin, dropped_exact, dropped_near, failed, pending, drop_rate, k, features,
+JSON fields: stored, thin, dropped_exact, dropped_near, failed, skipped, pending, drop_rate, k, features,
 layout, hosts [{host, stored, dropped, drop_rate}], near_drop_distances and nearest_neighbour_distances
 (65 counts each, index = distance in bits), nearest_neighbour_pages, sampled.
 `
@@ -120,6 +121,9 @@ func collectStats(ctx context.Context, data *crawler.Data) (*statsJSON, error) {
 		return nil, err
 	}
 	s.Failed, s.Pending = fs.Failed, fs.Pending+fs.InFlight
+	if err := data.Skipped(func(string, string) error { s.Skipped++; return nil }); err != nil {
+		return nil, err
+	}
 	if s.Layout, s.Features, err = data.IndexMeta(); err != nil {
 		return nil, err
 	}
@@ -195,7 +199,8 @@ func writeStats(w io.Writer, s *statsJSON) {
 	fmt.Fprintf(w, "Stored   %d page%s (%d thin: too little text to fingerprint)\n", s.Stored, plural(s.Stored), s.Thin)
 	fmt.Fprintf(w, "Dropped  %d exact + %d near = %d (drop rate %.1f%%)\n",
 		s.DroppedExact, s.DroppedNear, s.DroppedExact+s.DroppedNear, 100*s.DropRate)
-	fmt.Fprintf(w, "Failed   %d URL%s\nPending  %d URL%s\n", s.Failed, plural(s.Failed), s.Pending, plural(s.Pending))
+	fmt.Fprintf(w, "Failed   %d URL%s\nSkipped  %d URL%s (robots.txt, not HTML, noindex, redirects: crawl failed --skipped)\nPending  %d URL%s\n",
+		s.Failed, plural(s.Failed), s.Skipped, plural(s.Skipped), s.Pending, plural(s.Pending))
 	if s.Features != "" {
 		fmt.Fprintf(w, "Features %s; layout %s; k = %d (from %s)\n", s.Features, s.Layout, s.K, s.KSource)
 	}

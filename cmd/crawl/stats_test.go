@@ -101,7 +101,7 @@ func TestStatsCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &raw); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"stored", "thin", "dropped_exact", "dropped_near", "failed", "pending", "drop_rate",
+	for _, f := range []string{"stored", "thin", "dropped_exact", "dropped_near", "failed", "skipped", "pending", "drop_rate",
 		"k", "features", "layout", "hosts", "near_drop_distances", "nearest_neighbour_distances", "nearest_neighbour_pages", "sampled"} {
 		if _, ok := raw[f]; !ok {
 			t.Errorf("stats JSON lacks %q", f)
@@ -124,5 +124,33 @@ func TestStatsCommand(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("stats output lacks %q:\n%s", want, text)
 		}
+	}
+}
+
+// The URLs a crawl skipped are listed with their reasons by crawl failed
+// --skipped and counted by stats.
+func TestSkippedListedAndCounted(t *testing.T) {
+	data := dedupDemoData(t)
+	out, stderr, err := run(t, "", "failed", "--data", data, "--skipped")
+	if err != nil {
+		t.Fatalf("failed --skipped: %v", err)
+	}
+	if !strings.Contains(out, demosite.PathPrivate+"\trobots\n") {
+		t.Errorf("failed --skipped lacks %s, disallowed by robots.txt:\n%s", demosite.PathPrivate, out)
+	}
+	n := strings.Count(out, "\n")
+	if want := fmt.Sprintf("%d skipped URL", n); !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q lacks %q", stderr, want)
+	}
+	js, _, err := run(t, "", "stats", "--data", data, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s statsJSON
+	if err := json.Unmarshal([]byte(js), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Skipped != n || n == 0 {
+		t.Errorf("stats says %d skipped, failed --skipped lists %d", s.Skipped, n)
 	}
 }
