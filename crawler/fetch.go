@@ -205,11 +205,16 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Response, error) {
 		resp.Redirects = st.hops[:len(st.hops)-1]
 	}
 	if st.status < 200 || st.status > 299 {
+		var why error
+		if st.status >= 300 && st.status <= 399 && st.header.Get("Location") == "" {
+			why = errors.New("a redirect without a Location header")
+		}
 		return resp, &FetchError{
 			Kind:       KindStatus,
 			URL:        st.finalURL,
 			Status:     st.status,
 			RetryAfter: parseRetryAfter(st.header.Get("Retry-After"), resp.FetchedAt),
+			Err:        why,
 		}
 	}
 	return resp, nil

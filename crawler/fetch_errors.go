@@ -1,6 +1,9 @@
 package crawler
 
 import (
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
@@ -28,6 +31,7 @@ const (
 	KindTooManyRedirects  = "too-many-redirects"
 	KindDisallowed        = "disallowed"
 	KindOutOfScope        = "out-of-scope" // a redirect left the scope the caller gave (WithRedirectScope)
+	KindBadEncoding       = "bad-encoding" // the body does not decode as its Content-Encoding says
 	KindBadURL            = "bad-url"
 	// KindCanceled means the caller's ctx ended before the fetch finished:
 	// the URL was not judged and should stay pending (it is Retryable).
@@ -120,6 +124,12 @@ func classify(parent context.Context, rawURL string, err error, sent bool) *Fetc
 		// colly refused the URL before any request went out (its own parser
 		// or http.NewRequest): nothing to retry.
 		return &FetchError{Kind: KindBadURL, URL: rawURL, Err: err}
+	}
+	var corrupt flate.CorruptInputError
+	if errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, zlib.ErrHeader) || errors.As(err, &corrupt) {
+		// The server's Content-Encoding does not match its bytes: asking
+		// again gets the same bytes.
+		return &FetchError{Kind: KindBadEncoding, URL: rawURL, Err: err}
 	}
 	return &FetchError{Kind: KindConnection, URL: rawURL, Err: err}
 }

@@ -582,3 +582,31 @@ func BenchmarkFetch(b *testing.B) {
 		}
 	})
 }
+
+// A body that does not decode as its Content-Encoding says is a bad
+// encoding, not a connection error: retrying gets the same bytes. A
+// redirect without a Location says so.
+func TestFetchBadEncodingAndNoLocation(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/lying-gzip":
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write([]byte("<html><body>plain, not gzip</body></html>"))
+		case "/no-location":
+			w.WriteHeader(http.StatusFound)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	f := newTestFetcher(t, func(o *FetchOptions) { o.RespectRobots = false })
+	_, err := f.Fetch(context.Background(), srv.URL+"/lying-gzip")
+	var fe *FetchError
+	if !errors.As(err, &fe) || fe.Kind != KindBadEncoding || fe.Retryable() {
+		t.Errorf("Fetch(/lying-gzip) = %v, want a non-retryable %s", err, KindBadEncoding)
+	}
+	_, err = f.Fetch(context.Background(), srv.URL+"/no-location")
+	if !errors.As(err, &fe) || fe.Kind != KindStatus || !strings.Contains(err.Error(), "status 302: a redirect without a Location header") {
+		t.Errorf("Fetch(/no-location) = %v, want status 302 naming the missing Location", err)
+	}
+}

@@ -62,7 +62,7 @@ func newMetrics(c *Crawler) *metrics {
 		}, []string{"reason"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "simcrawl_errors_total",
-			Help: "URLs given up on, by kind: the fetch error kinds (timeout, connection, status, robots-unavailable, redirect-loop, too-many-redirects, bad-url), extract, fingerprint; store errors stop the crawl.",
+			Help: "URLs given up on, by kind: the fetch error kinds (timeout, connection, status, robots-unavailable, redirect-loop, too-many-redirects, bad-url, bad-encoding), extract, fingerprint; store errors stop the crawl.",
 		}, []string{"kind"}),
 		contentSeen: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "simcrawl_contentseen_seconds",
