@@ -206,7 +206,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Response, error) {
 	}
 	if st.status < 200 || st.status > 299 {
 		var why error
-		if st.status >= 300 && st.status <= 399 && st.header.Get("Location") == "" {
+		if followsLocation(st.status) && st.header.Get("Location") == "" {
 			why = errors.New("a redirect without a Location header")
 		}
 		return resp, &FetchError{

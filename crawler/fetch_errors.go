@@ -120,13 +120,15 @@ func classify(parent context.Context, rawURL string, err error, sent bool) *Fetc
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		return &FetchError{Kind: KindTimeout, URL: rawURL, Err: err}
 	}
-	if !sent {
+	if !sent || strings.Contains(err.Error(), "failed to parse Location header") {
 		// colly refused the URL before any request went out (its own parser
-		// or http.NewRequest): nothing to retry.
+		// or http.NewRequest), or net/http a Location it cannot parse (it
+		// has no error value for it): nothing to retry.
 		return &FetchError{Kind: KindBadURL, URL: rawURL, Err: err}
 	}
 	var corrupt flate.CorruptInputError
-	if errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, zlib.ErrHeader) || errors.As(err, &corrupt) {
+	if errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, zlib.ErrHeader) || errors.As(err, &corrupt) ||
+		errors.Is(err, errUnsupportedEncoding) {
 		// The server's Content-Encoding does not match its bytes: asking
 		// again gets the same bytes.
 		return &FetchError{Kind: KindBadEncoding, URL: rawURL, Err: err}

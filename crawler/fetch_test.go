@@ -592,6 +592,14 @@ func TestFetchBadEncodingAndNoLocation(t *testing.T) {
 		case "/lying-gzip":
 			w.Header().Set("Content-Encoding", "gzip")
 			w.Write([]byte("<html><body>plain, not gzip</body></html>"))
+		case "/brotli":
+			w.Header().Set("Content-Encoding", "br")
+			w.Write([]byte("\x1b\x03\x00\xf8\xa5\x40\x02 not decodable here"))
+		case "/bad-location":
+			w.Header().Set("Location", "http://[::1%zz/bad")
+			w.WriteHeader(http.StatusFound)
+		case "/not-modified":
+			w.WriteHeader(http.StatusNotModified)
 		case "/no-location":
 			w.WriteHeader(http.StatusFound)
 		default:
@@ -605,8 +613,20 @@ func TestFetchBadEncodingAndNoLocation(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Kind != KindBadEncoding || fe.Retryable() {
 		t.Errorf("Fetch(/lying-gzip) = %v, want a non-retryable %s", err, KindBadEncoding)
 	}
+	_, err = f.Fetch(context.Background(), srv.URL+"/brotli")
+	if !errors.As(err, &fe) || fe.Kind != KindBadEncoding || !strings.Contains(err.Error(), `"br"`) {
+		t.Errorf("Fetch(/brotli) = %v, want %s naming br", err, KindBadEncoding)
+	}
 	_, err = f.Fetch(context.Background(), srv.URL+"/no-location")
 	if !errors.As(err, &fe) || fe.Kind != KindStatus || !strings.Contains(err.Error(), "status 302: a redirect without a Location header") {
 		t.Errorf("Fetch(/no-location) = %v, want status 302 naming the missing Location", err)
+	}
+	_, err = f.Fetch(context.Background(), srv.URL+"/not-modified")
+	if !errors.As(err, &fe) || fe.Kind != KindStatus || strings.Contains(err.Error(), "Location") {
+		t.Errorf("Fetch(/not-modified) = %v, want status 304 alone", err)
+	}
+	_, err = f.Fetch(context.Background(), srv.URL+"/bad-location")
+	if !errors.As(err, &fe) || fe.Kind != KindBadURL || fe.Retryable() {
+		t.Errorf("Fetch(/bad-location) = %v, want a non-retryable %s", err, KindBadURL)
 	}
 }

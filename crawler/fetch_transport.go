@@ -2,10 +2,12 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // fetchState is the per-call record of one Fetcher.do. It travels in two
@@ -68,6 +70,15 @@ func (t *bodyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// check refuses, the error wins and the body is never wanted.
 		return resp, nil
 	}
+	// net/http undoes the gzip it asked for and drops the header; any
+	// other encoding left (br, zstd, deflate: never asked for) would reach
+	// extraction as compressed bytes.
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		if err := resp.Body.Close(); err != nil {
+			return nil, fmt.Errorf("read body: %w", err)
+		}
+		return nil, fmt.Errorf("read body: %w %q", errUnsupportedEncoding, ce)
+	}
 	body, truncated, err := readLimited(resp.Body, st.limit)
 	if cerr := resp.Body.Close(); err == nil && cerr != nil {
 		err = cerr
@@ -82,12 +93,22 @@ func (t *bodyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// errUnsupportedEncoding is a response body in a Content-Encoding the
+// fetcher cannot undo.
+var errUnsupportedEncoding = errors.New("unsupported content encoding")
+
 // followable mirrors http.Client's decision to follow a redirect for GET.
 func followable(resp *http.Response) bool {
-	switch resp.StatusCode {
+	return followsLocation(resp.StatusCode) && resp.Header.Get("Location") != ""
+}
+
+// followsLocation reports whether status is one of the redirects a GET
+// follows to its Location (not 300 or 304).
+func followsLocation(status int) bool {
+	switch status {
 	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
 		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
-		return resp.Header.Get("Location") != ""
+		return true
 	}
 	return false
 }
