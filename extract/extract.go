@@ -137,8 +137,14 @@ func ExtractBytes(body []byte, contentType string, pageURL *url.URL, o Options) 
 	return d, nil
 }
 
-// maxNULs is how many NUL bytes in a body's first KiB make it binary.
-const maxNULs = 3
+// binaryMagic are file signatures that make a body binary whatever its
+// Content-Type says: images, archives and compressed streams that servers
+// send as text/html.
+var binaryMagic = []struct{ prefix, name string }{
+	{"\x89PNG\r\n\x1a\n", "PNG"}, {"GIF87a", "GIF"}, {"GIF89a", "GIF"}, {"\xff\xd8\xff", "JPEG"},
+	{"\x1f\x8b\x08", "gzip"}, {"PK\x03\x04", "zip"}, {"Rar!\x1a\x07", "RAR"}, {"7z\xbc\xaf\x27\x1c", "7z"},
+	{"\x28\xb5\x2f\xfd", "zstd"}, {"\x7fELF", "ELF"}, {"\x00asm", "wasm"}, {"wOFF", "WOFF"}, {"wOF2", "WOFF2"},
+}
 
 // checkHTML rejects declared non-HTML types and binary bodies.
 func checkHTML(body []byte, contentType string) error {
@@ -163,12 +169,14 @@ func checkHTML(body []byte, contentType string) error {
 	if len(head) > 1024 {
 		head = head[:1024]
 	}
-	// A file format's signature (PNG, PDF, gzip, ...) under any label.
-	if mt := http.DetectContentType(head); !strings.HasPrefix(mt, "text/") && mt != "application/octet-stream" {
-		return fmt.Errorf("%w: binary bytes (%s)", ErrNotHTML, strings.Split(mt, ";")[0])
+	// A file format's magic number under any label: only signatures no
+	// text starts with (text may well start "BM", "ID3" or "%PDF-").
+	for _, m := range binaryMagic {
+		if bytes.HasPrefix(head, []byte(m.prefix)) {
+			return fmt.Errorf("%w: binary bytes (%s)", ErrNotHTML, m.name)
+		}
 	}
-	// Otherwise bytes no text has many of. A NUL or two is a damaged page
-	// (the tokenizer drops them); random bytes have about four per KiB.
+	// Otherwise bytes no text has many of.
 	nul, ctl := 0, 0
 	for _, c := range head {
 		switch {
@@ -178,11 +186,14 @@ func checkHTML(body []byte, contentType string) error {
 			ctl++
 		}
 	}
-	if nul >= maxNULs {
-		return fmt.Errorf("%w: binary bytes (%d NULs in the first KiB)", ErrNotHTML, nul)
-	}
 	if nul+ctl > len(head)/10 {
 		return fmt.Errorf("%w: binary bytes (%d control bytes in the first KiB)", ErrNotHTML, nul+ctl)
+	}
+	// A few NULs in what is text otherwise are a damaged page (the
+	// tokenizer drops them); in anything else (random or compressed
+	// bytes have about four per KiB, and other control bytes) binary.
+	if nul > 0 && !strings.HasPrefix(http.DetectContentType(bytes.ReplaceAll(head, []byte{0}, nil)), "text/") {
+		return fmt.Errorf("%w: binary bytes (%d NULs in the first KiB)", ErrNotHTML, nul)
 	}
 	if contentType == "" {
 		switch mt := http.DetectContentType(body); {
