@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,6 +26,11 @@ type Record struct {
 	// URL names the page in the store and the drop log. An http(s) URL is
 	// made canonical; anything else (a file: URL) is kept as it is.
 	URL string
+	// FinalURL is where the page was fetched from after redirects, when
+	// the source knows it and it is not URL (a WARC of simcrawl's export).
+	// It is kept as the page's final URL; relative links resolve against
+	// it.
+	FinalURL string
 	// Key identifies the input for resuming: a rerun skips a key already
 	// decided. Default: the URL (after canonicalisation). Give a file path
 	// or a WARC record offset when the URL is not unique to the input.
@@ -225,7 +231,7 @@ func (c *Crawler) newDedupJob(rec *Record) (*dedupJob, error) {
 		return nil, err
 	}
 	resp := &Response{
-		URL: u, FinalURL: u, Status: rec.Status, Header: rec.Header, ContentType: rec.ContentType,
+		URL: u, FinalURL: cmp.Or(strings.TrimSpace(rec.FinalURL), u), Status: rec.Status, Header: rec.Header, ContentType: rec.ContentType,
 		Body: rec.Body, Truncated: rec.Truncated, FetchedAt: rec.FetchedAt,
 	}
 	if resp.Status == 0 {

@@ -443,8 +443,8 @@ func (w *warcInput) requestedURL(rec *warc.Record, out *crawler.Record) error {
 	if err != nil {
 		return fmt.Errorf("input %s: metadata at offset %d: %w", w.path, next.Offset, err)
 	}
-	if u := warc.ParseFields(block).Get(warcFieldURL); u != "" {
-		out.URL = u
+	if u := warc.ParseFields(block).Get(warcFieldURL); u != "" && u != out.URL {
+		out.URL, out.FinalURL = u, out.URL
 	}
 	return nil
 }

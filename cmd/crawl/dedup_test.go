@@ -519,4 +519,13 @@ func TestDedupWARCOfRedirectedPage(t *testing.T) {
 	if n := dropLogLines(t, data); n != 0 {
 		t.Errorf("drop log has %d lines, want none", n)
 	}
+	// Into a fresh directory: the page comes back under the URL it was
+	// requested as, with the URL it was fetched from as its final URL.
+	fresh := filepath.Join(dir, "fresh")
+	if _, errOut, err := run(t, "", "dedup", "--input", file, "--data", fresh, "--set", "log.level=warn"); err != nil {
+		t.Fatalf("dedup into a fresh directory: %v\n%s", err, errOut)
+	}
+	if p, ok := exported(t, fresh)[srv.URL+"/old"]; !ok || p.FinalURL != srv.URL+"/new" {
+		t.Errorf("in a fresh directory /old is %+v, want it with final URL /new", p)
+	}
 }
