@@ -559,7 +559,9 @@ func TestLongRetryLoggedAtInfo(t *testing.T) {
 	defer srv.Close()
 	opts := testOptions(t, srv.URL+"/")
 	opts.Fetch.RespectRobots = false
-	ctx, cancel := context.WithCancel(context.Background())
+	// Canceled once the line is logged; without it, failed after a while
+	// rather than waiting out the 10 minutes.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	log := &cancelOnLog{want: "msg=retry", cancel: cancel}
 	opts.Logger = slog.New(slog.NewTextHandler(log, nil)) // info and above

@@ -92,7 +92,7 @@ func (d *Data) K() (k int, ok bool, err error) {
 
 // Skipped calls fn for every URL the crawl fetched (or was refused) but
 // neither stored nor dropped, with the reason: robots, non-html, noindex,
-// redirect-to:URL (another URL the crawl fetches on its own),
+// url-stored, redirect-to:URL (another URL the crawl fetches on its own),
 // redirect-out-of-scope; in URL order.
 func (d *Data) Skipped(fn func(url, reason string) error) error {
 	return d.DB.View(func(tx *bolt.Tx) error {

@@ -17,7 +17,7 @@ type failedJSON struct {
 func (m *Main) runFailed(ctx context.Context, args []string) (err error) {
 	fset := m.newFlagSet("failed")
 	asJSON := fset.Bool("json", false, `one JSON object per URL: {"url","reason"}`)
-	skipped := fset.Bool("skipped", false, "list the URLs skipped instead (neither stored nor dropped: robots, non-html, noindex,\nredirect-to:URL, redirect-out-of-scope), with the reason")
+	skipped := fset.Bool("skipped", false, "list the URLs skipped instead (neither stored nor dropped: robots, non-html, noindex,\nurl-stored, redirect-to:URL, redirect-out-of-scope), with the reason")
 	var cf configFlags
 	m.addConfigFlags(fset, &cf)
 	if err := fset.Parse(args); err != nil {
