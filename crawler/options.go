@@ -85,6 +85,10 @@ func (o *Options) setDefaults() {
 	if len(o.Scope.AllowDomains) == 0 {
 		o.Scope.AllowDomains = SeedHosts(o.Seeds)
 	}
+	// As canonical URLs write them (bücher.de is xn--bcher-kva.de), so
+	// that domains match the hosts of the URLs they are checked against.
+	o.Scope.AllowDomains = canonicalDomains(o.Scope.AllowDomains)
+	o.Scope.DenyDomains = canonicalDomains(o.Scope.DenyDomains)
 	if o.DropLog == "" && o.DataDir != "" {
 		o.DropLog = o.DataDir + "/dropped.jsonl"
 	}
@@ -153,7 +157,7 @@ func (s Scope) AllowsRedirect(u *url.URL, fromSeed bool) (bool, string) {
 
 // Allows reports whether the canonical URL u is in scope, and if not, why.
 func (s Scope) Allows(u *url.URL) (bool, string) {
-	host := strings.ToLower(u.Hostname())
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	for _, d := range s.DenyDomains {
 		if domainMatch(host, d) {
 			return false, "denied domain " + d
@@ -188,6 +192,25 @@ func (s Scope) Allows(u *url.URL) (bool, string) {
 		}
 	}
 	return true, ""
+}
+
+// canonicalDomains returns ds as canonical URLs write hosts: lower case,
+// internationalised names in punycode, no leading or trailing dot.
+func canonicalDomains(ds []string) []string {
+	out := make([]string, 0, len(ds))
+	for _, d := range ds {
+		d = strings.Trim(strings.TrimSpace(d), ".")
+		if d == "" {
+			continue
+		}
+		if cu, err := frontier.Canonical("http://" + d + "/"); err == nil {
+			if u, err := url.Parse(cu); err == nil && u.Hostname() != "" {
+				d = u.Hostname()
+			}
+		}
+		out = append(out, strings.ToLower(d))
+	}
+	return out
 }
 
 func domainMatch(host, domain string) bool {
