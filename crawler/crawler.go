@@ -35,6 +35,7 @@ const DBFile = "crawl.db"
 // at any time.
 type Crawler struct {
 	opts     Options
+	scope    *liveScope // opts.Scope, and the hosts seeds answered from
 	db       *bolt.DB
 	index    *contentseen.BoltIndex
 	store    *storage.Store
@@ -115,7 +116,11 @@ func Open(opts Options) (_ *Crawler, err error) {
 		return nil, fmt.Errorf("crawler: open %s: %w", path, err)
 	}
 	c := &Crawler{opts: opts, db: db, fetcher: fetcher, fper: fper, k: opts.K,
-		releaseEvery: releaseEvery, mappedBudget: mappedBudget}
+		releaseEvery: releaseEvery, mappedBudget: mappedBudget,
+		scope: &liveScope{scope: opts.Scope, grows: opts.scopeFromSeeds}}
+	if err := c.loadSeedHosts(); err != nil {
+		return nil, errors.Join(fmt.Errorf("crawler: read the seeds' hosts: %w", err), c.Close())
+	}
 	if opts.Layout == LayoutAuto {
 		if layout, err = autoLayout(db, opts.K, opts.ExpectedPages); err != nil {
 			return nil, errors.Join(err, c.Close())

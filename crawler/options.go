@@ -23,6 +23,8 @@ type Options struct {
 	DataDir string   // holds crawl.db and, by default, dropped.jsonl
 	DropLog string   // drop log path; "" = DataDir/dropped.jsonl
 
+	scopeFromSeeds bool // Scope.AllowDomains were the seeds' hosts (set by setDefaults)
+
 	Scope          Scope
 	MaxDepth       int // links deeper than this from a seed are not followed
 	MaxPages       int // stop after storing this many pages; 0 = no limit
@@ -84,6 +86,7 @@ func (o *Options) setDefaults() {
 	}
 	if len(o.Scope.AllowDomains) == 0 {
 		o.Scope.AllowDomains = SeedHosts(o.Seeds)
+		o.scopeFromSeeds = true
 	}
 	// As canonical URLs write them (bücher.de is xn--bcher-kva.de), so
 	// that domains match the hosts of the URLs they are checked against.

@@ -41,7 +41,7 @@ func (c *Crawler) process(ctx context.Context, it frontier.Item) error {
 
 	fetched := c.metrics.fetching(frontier.HostKey(it.URL))
 	resp, err := c.fetcher.Fetch(WithRedirectScope(ctx, func(u *url.URL) (bool, string) {
-		return c.opts.Scope.AllowsRedirect(u, it.Depth == 0)
+		return c.scope.get().AllowsRedirect(u, it.Depth == 0)
 	}), it.URL)
 	fetched()
 	if err != nil {
@@ -49,6 +49,11 @@ func (c *Crawler) process(ctx context.Context, it frontier.Item) error {
 	}
 	c.stats.fetched.Add(1)
 	c.opts.Logger.Debug("fetched", "url", it.URL, "status", resp.Status, "bytes", len(resp.Body), "final_url", resp.FinalURL)
+	if it.Depth == 0 && resp.FinalURL != it.URL {
+		if err := c.seedAnswered(it.URL, resp.FinalURL); err != nil {
+			return err
+		}
+	}
 	p := &page{item: it, resp: resp}
 	outcome, failure := c.examine(p)
 	switch {
@@ -408,7 +413,7 @@ func (c *Crawler) followable(it frontier.Item, doc *extract.Document) []frontier
 		if err != nil {
 			continue
 		}
-		if ok, _ := c.opts.Scope.Allows(u); !ok {
+		if ok, _ := c.scope.get().Allows(u); !ok {
 			continue
 		}
 		out = append(out, frontier.Item{URL: cu, Depth: it.Depth + 1, Source: it.URL})

@@ -66,3 +66,43 @@ func TestRedirectsStayInScope(t *testing.T) {
 		t.Errorf("skipped %d, want 3 (two links and a seed redirecting out of scope)", sum.Run.Skipped)
 	}
 }
+
+// A seed answering from another host brings that host into a scope that
+// is the seeds' hosts (no AllowDomains given): its links are followed, on
+// this run and on a resumed one.
+func TestSeedRedirectExtendsScope(t *testing.T) {
+	var port string
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		host := strings.Split(r.Host, ":")[0]
+		switch {
+		case r.URL.Path == "/robots.txt":
+			http.NotFound(w, r)
+		case host == "127.0.0.1" && r.URL.Path == "/":
+			http.Redirect(w, r, "http://localhost:"+port+"/home", http.StatusMovedPermanently)
+		case host == "localhost" && r.URL.Path == "/home":
+			w.Write([]byte(`<html><body><p>` + strings.Join(demosite.Words(31, 120), " ") + `</p><a href="/a">a</a></body></html>`))
+		case host == "localhost" && r.URL.Path == "/a":
+			w.Write([]byte(`<html><body><p>` + strings.Join(demosite.Words(32, 120), " ") + `</p><a href="/c">c</a></body></html>`))
+		case host == "localhost" && r.URL.Path == "/c":
+			w.Write([]byte(articleHTML("C", strings.Join(demosite.Words(33, 300), " "))))
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	port = srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+	opts := testOptions(t, srv.URL+"/")
+	opts.Scope = Scope{} // the seeds' hosts
+	opts.MaxPages = 1    // the seed only: /a is fetched by the next run
+	runCrawl(t, opts)
+	opts.MaxPages = 0
+	runCrawl(t, opts)
+	r := readResult(t, opts.DataDir, "http://localhost:"+port)
+	for _, p := range []string{"/a", "/c"} {
+		if r.stored[p] == nil {
+			t.Errorf("localhost%s not stored: %v", p, keys(r.stored))
+		}
+	}
+}
