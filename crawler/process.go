@@ -399,6 +399,7 @@ func (c *Crawler) followable(it frontier.Item, doc *extract.Document) []frontier
 		return nil
 	}
 	seen := make(map[string]bool, len(doc.Links))
+	scope := c.scope.get() // once per page, not per link
 	var out []frontier.Item
 	for _, l := range doc.Links {
 		if l.NoFollow && !c.opts.FollowNoFollow {
@@ -413,7 +414,7 @@ func (c *Crawler) followable(it frontier.Item, doc *extract.Document) []frontier
 		if err != nil {
 			continue
 		}
-		if ok, _ := c.scope.get().Allows(u); !ok {
+		if ok, _ := scope.Allows(u); !ok {
 			continue
 		}
 		out = append(out, frontier.Item{URL: cu, Depth: it.Depth + 1, Source: it.URL})
