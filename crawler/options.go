@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -108,6 +109,16 @@ func (o *Options) validate() error {
 	if o.Retries < 0 {
 		errs = append(errs, fmt.Errorf("crawler: retries = %d, want >= 0", o.Retries))
 	}
+	for _, ds := range []struct {
+		key  string
+		list []string
+	}{{"allow_domains", o.Scope.AllowDomains}, {"deny_domains", o.Scope.DenyDomains}} {
+		for _, d := range ds.list {
+			if why := badDomain(d); why != "" {
+				errs = append(errs, fmt.Errorf("crawler: scope %s entry %q is %s: write a host name, as example.org (its subdomains come with it)", ds.key, d, why))
+			}
+		}
+	}
 	if o.DropLog != "" && o.DataDir != "" && !dropLogDirOK(o.DropLog, o.DataDir) {
 		errs = append(errs, fmt.Errorf("crawler: drop log %s: no directory %s", o.DropLog, filepath.Dir(o.DropLog)))
 	}
@@ -132,7 +143,8 @@ func dropLogDirOK(log, dataDir string) bool {
 
 // Scope decides which URLs the crawl may visit. The zero Scope allows
 // nothing beyond the seeds' hosts, which Open adds when AllowDomains is
-// empty.
+// empty, with any host of the same site a seed redirects to (recorded in
+// the data directory for resumed runs).
 type Scope struct {
 	AllowDomains []string         // a domain allows itself and its subdomains
 	DenyDomains  []string         // wins over AllowDomains
@@ -206,6 +218,10 @@ func canonicalDomains(ds []string) []string {
 		if d == "" {
 			continue
 		}
+		if badDomain(d) != "" {
+			out = append(out, d) // validate names it
+			continue
+		}
 		if cu, err := frontier.Canonical("http://" + d + "/"); err == nil {
 			if u, err := url.Parse(cu); err == nil && u.Hostname() != "" {
 				d = u.Hostname()
@@ -214,6 +230,23 @@ func canonicalDomains(ds []string) []string {
 		out = append(out, strings.ToLower(d))
 	}
 	return out
+}
+
+// badDomain says what is wrong with a scope domain that is not a host
+// name ("" if nothing): a URL, a path, a pattern or a port would silently
+// match nothing, or more than meant.
+func badDomain(d string) string {
+	switch {
+	case strings.Contains(d, "://"):
+		return "a URL"
+	case strings.ContainsAny(d, "/?#"):
+		return "a path"
+	case strings.ContainsAny(d, "*? \t"):
+		return "a pattern or spaces"
+	case strings.Contains(d, ":") && net.ParseIP(strings.Trim(d, "[]")) == nil:
+		return "a port"
+	}
+	return ""
 }
 
 func domainMatch(host, domain string) bool {

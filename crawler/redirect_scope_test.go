@@ -1,6 +1,8 @@
 package crawler
 
 import (
+	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -67,42 +69,56 @@ func TestRedirectsStayInScope(t *testing.T) {
 	}
 }
 
-// A seed answering from another host brings that host into a scope that
-// is the seeds' hosts (no AllowDomains given): its links are followed, on
-// this run and on a resumed one.
+// A seed answering from another host of its site brings that host into a
+// scope that is the seeds' hosts (no AllowDomains given): its links are
+// followed, on this run and on a resumed one. A seed sent to another site
+// (a login service) brings nothing in.
 func TestSeedRedirectExtendsScope(t *testing.T) {
-	var port string
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		host := strings.Split(r.Host, ":")[0]
 		switch {
 		case r.URL.Path == "/robots.txt":
 			http.NotFound(w, r)
-		case host == "127.0.0.1" && r.URL.Path == "/":
-			http.Redirect(w, r, "http://localhost:"+port+"/home", http.StatusMovedPermanently)
-		case host == "localhost" && r.URL.Path == "/home":
+		case host == "www.example.test" && r.URL.Path == "/":
+			http.Redirect(w, r, "http://example.test/home", http.StatusMovedPermanently)
+		case host == "www.example.test" && r.URL.Path == "/members":
+			http.Redirect(w, r, "http://login.other.test/", http.StatusFound)
+		case host == "example.test" && r.URL.Path == "/home":
 			w.Write([]byte(`<html><body><p>` + strings.Join(demosite.Words(31, 120), " ") + `</p><a href="/a">a</a></body></html>`))
-		case host == "localhost" && r.URL.Path == "/a":
+		case host == "example.test" && r.URL.Path == "/a":
 			w.Write([]byte(`<html><body><p>` + strings.Join(demosite.Words(32, 120), " ") + `</p><a href="/c">c</a></body></html>`))
-		case host == "localhost" && r.URL.Path == "/c":
+		case host == "example.test" && r.URL.Path == "/c":
 			w.Write([]byte(articleHTML("C", strings.Join(demosite.Words(33, 300), " "))))
+		case host == "login.other.test" && r.URL.Path == "/x":
+			w.Write([]byte(articleHTML("X", strings.Join(demosite.Words(35, 300), " "))))
+		case host == "login.other.test" && r.URL.Path == "/":
+			w.Write([]byte(`<html><body><p>` + strings.Join(demosite.Words(34, 120), " ") + `</p><a href="/x">x</a></body></html>`))
 		default:
 			http.NotFound(w, r)
 		}
 	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	port = srv.URL[strings.LastIndex(srv.URL, ":")+1:]
-	opts := testOptions(t, srv.URL+"/")
+	opts := testOptions(t, "http://www.example.test/", "http://www.example.test/members")
+	// Every host name is the test server.
+	opts.Fetch.Transport = &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, srv.Listener.Addr().String())
+	}}
 	opts.Scope = Scope{} // the seeds' hosts
-	opts.MaxPages = 1    // the seed only: /a is fetched by the next run
+	opts.MaxPages = 1    // a seed only: /a is fetched by the next run
 	runCrawl(t, opts)
 	opts.MaxPages = 0
 	runCrawl(t, opts)
-	r := readResult(t, opts.DataDir, "http://localhost:"+port)
+	r := readResult(t, opts.DataDir, "http://example.test")
 	for _, p := range []string{"/a", "/c"} {
 		if r.stored[p] == nil {
-			t.Errorf("localhost%s not stored: %v", p, keys(r.stored))
+			t.Errorf("example.test%s not stored: %v", p, keys(r.stored))
+		}
+	}
+	for p := range r.stored {
+		if strings.Contains(p, "other.test/x") {
+			t.Errorf("%s stored: a seed's redirect to another site brought it into scope", p)
 		}
 	}
 }

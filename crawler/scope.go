@@ -2,11 +2,14 @@ package crawler
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 
 	bolt "go.etcd.io/bbolt"
+	"golang.org/x/net/publicsuffix"
 )
 
 // seedHostsKey, in crawlBucket, is a sub-bucket of the hosts a seed
@@ -61,14 +64,17 @@ func (c *Crawler) loadSeedHosts() error {
 }
 
 // seedAnswered brings the host a seed answered from into a growing scope,
-// and records it for resumed runs.
+// and records it for resumed runs: only a host of the seed's own site (the
+// same registrable domain, as www.example.org and example.org), not a
+// login service, a consent wall or a link shortener's target.
 func (c *Crawler) seedAnswered(seed, finalURL string) error {
 	u, err := url.Parse(finalURL)
-	if err != nil || !c.scope.grows || u.Hostname() == "" {
+	s, serr := url.Parse(seed)
+	if err != nil || serr != nil || !c.scope.grows || u.Hostname() == "" {
 		return nil
 	}
 	host := canonicalDomains([]string{u.Hostname()})
-	if len(host) == 0 || !c.scope.add(host[0]) {
+	if len(host) == 0 || !sameSite(host[0], s.Hostname()) || !c.scope.add(host[0]) {
 		return nil
 	}
 	c.opts.Logger.Info("scope: a seed answered from another host, now crawled too", "seed", seed, "host", host[0])
@@ -87,4 +93,20 @@ func (c *Crawler) seedAnswered(seed, finalURL string) error {
 		return fmt.Errorf("crawler: record the host of seed %s: %w", seed, err)
 	}
 	return nil
+}
+
+// sameSite reports whether hosts a and b share a registrable domain (the
+// public suffix and one label more). IP addresses and single labels
+// (localhost) have none.
+func sameSite(a, b string) bool {
+	hs := canonicalDomains([]string{a, b})
+	if len(hs) != 2 || net.ParseIP(hs[0]) != nil || !strings.Contains(hs[0], ".") {
+		return false
+	}
+	ra, err := publicsuffix.EffectiveTLDPlusOne(hs[0])
+	if err != nil {
+		return false
+	}
+	rb, err := publicsuffix.EffectiveTLDPlusOne(hs[1])
+	return err == nil && ra == rb
 }

@@ -126,10 +126,9 @@ func crawlerOptions(cfg Config, seeds []string, stderr io.Writer) (crawler.Optio
 	if cfg.ContentSeen.MinFeatures > 0 {
 		feat.MinFeatures = cfg.ContentSeen.MinFeatures
 	}
+	// Empty AllowDomains: the crawler takes the seeds' hosts, and the host
+	// a seed redirects to within its site.
 	scope := crawler.Scope{AllowDomains: cfg.Scope.AllowDomains, DenyDomains: cfg.Scope.DenyDomains}
-	if len(scope.AllowDomains) == 0 {
-		scope.AllowDomains = crawler.SeedHosts(seeds)
-	}
 	for _, re := range cfg.Scope.Include {
 		scope.Include = append(scope.Include, regexp.MustCompile(re)) // validated by Config.Validate
 	}

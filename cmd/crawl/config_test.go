@@ -254,3 +254,17 @@ func TestLayoutAutoConfig(t *testing.T) {
 		t.Errorf("default contentseen.expected_pages = %d, want the crawler's %d", def, crawler.DefaultExpectedPages)
 	}
 }
+
+// With no allow_domains the crawler gets an empty list, so that it takes
+// the seeds' hosts itself and lets a seed's redirect within its site
+// extend them (crawler.Options documents it).
+func TestNoAllowDomainsReachesTheCrawlerEmpty(t *testing.T) {
+	cfg := defaultConfig()
+	opts, err := crawlerOptions(cfg, []string{"http://www.example.org/"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(opts.Scope.AllowDomains) != 0 {
+		t.Errorf("AllowDomains = %v, want none", opts.Scope.AllowDomains)
+	}
+}
