@@ -123,7 +123,9 @@ func classify(parent context.Context, rawURL string, err error, sent bool) *Fetc
 	if !sent || strings.Contains(err.Error(), "failed to parse Location header") {
 		// colly refused the URL before any request went out (its own parser
 		// or http.NewRequest), or net/http a Location it cannot parse (it
-		// has no error value for it): nothing to retry.
+		// has no error value for it: the text is net/http's client.go,
+		// Go 1.26, which TestFetchBadEncodingAndNoLocation pins): nothing
+		// to retry.
 		return &FetchError{Kind: KindBadURL, URL: rawURL, Err: err}
 	}
 	var corrupt flate.CorruptInputError

@@ -595,6 +595,15 @@ func TestFetchBadEncodingAndNoLocation(t *testing.T) {
 		case "/brotli":
 			w.Header().Set("Content-Encoding", "br")
 			w.Write([]byte("\x1b\x03\x00\xf8\xa5\x40\x02 not decodable here"))
+		case "/brotli-503":
+			w.Header().Set("Content-Encoding", "br")
+			w.Header().Set("Retry-After", "5")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte("\x1b\x03\x00\xf8"))
+		case "/empty-gzip":
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set("Content-Length", "0")
+			w.WriteHeader(http.StatusOK)
 		case "/bad-location":
 			w.Header().Set("Location", "http://[::1%zz/bad")
 			w.WriteHeader(http.StatusFound)
@@ -616,6 +625,15 @@ func TestFetchBadEncodingAndNoLocation(t *testing.T) {
 	_, err = f.Fetch(context.Background(), srv.URL+"/brotli")
 	if !errors.As(err, &fe) || fe.Kind != KindBadEncoding || !strings.Contains(err.Error(), `"br"`) {
 		t.Errorf("Fetch(/brotli) = %v, want %s naming br", err, KindBadEncoding)
+	}
+	// The status decides for an error page, and an empty body is no page
+	// in any encoding.
+	_, err = f.Fetch(context.Background(), srv.URL+"/brotli-503")
+	if !errors.As(err, &fe) || fe.Kind != KindStatus || fe.Status != 503 || fe.RetryAfter != 5*time.Second {
+		t.Errorf("Fetch(/brotli-503) = %v, want status 503 with its Retry-After", err)
+	}
+	if _, err = f.Fetch(context.Background(), srv.URL+"/empty-gzip"); err != nil {
+		t.Errorf("Fetch(/empty-gzip) = %v, want an empty page", err)
 	}
 	_, err = f.Fetch(context.Background(), srv.URL+"/no-location")
 	if !errors.As(err, &fe) || fe.Kind != KindStatus || !strings.Contains(err.Error(), "status 302: a redirect without a Location header") {

@@ -70,21 +70,20 @@ func (t *bodyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// check refuses, the error wins and the body is never wanted.
 		return resp, nil
 	}
-	// net/http undoes the gzip it asked for and drops the header; any
-	// other encoding left (br, zstd, deflate: never asked for) would reach
-	// extraction as compressed bytes.
-	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
-		if err := resp.Body.Close(); err != nil {
-			return nil, fmt.Errorf("read body: %w", err)
-		}
-		return nil, fmt.Errorf("read body: %w %q", errUnsupportedEncoding, ce)
-	}
 	body, truncated, err := readLimited(resp.Body, st.limit)
 	if cerr := resp.Body.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read body: %w", err)
+	}
+	// net/http undoes the gzip it asked for and drops the header; any
+	// other encoding left on a page (br, zstd, deflate: never asked for)
+	// would reach extraction as compressed bytes. Other statuses, and
+	// empty bodies (net/http leaves their header), are judged as before.
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") &&
+		len(body) > 0 && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		return nil, fmt.Errorf("read body: %w %q", errUnsupportedEncoding, ce)
 	}
 	st.body, st.truncated, st.gotBody = body, truncated, true
 	resp.Body = http.NoBody

@@ -176,6 +176,11 @@ func checkHTML(body []byte, contentType string) error {
 			return fmt.Errorf("%w: binary bytes (%s)", ErrNotHTML, m.name)
 		}
 	}
+	// A PDF's first KiB may be all text (a linearized file's dictionary),
+	// but text about PDF has no objects in it.
+	if bytes.HasPrefix(head, []byte("%PDF-")) && bytes.Contains(head, []byte(" obj")) {
+		return fmt.Errorf("%w: binary bytes (PDF)", ErrNotHTML)
+	}
 	// Otherwise bytes no text has many of.
 	nul, ctl := 0, 0
 	for _, c := range head {

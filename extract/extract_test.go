@@ -23,6 +23,7 @@ func TestNotHTML(t *testing.T) {
 		{"sniffed gzip", "", []byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff" + strings.Repeat("x", 100))},
 		{"png labelled html", "text/html", append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte("IDAT"), 50)...)},
 		{"gzip labelled html", "text/html", []byte("\x1f\x8b\x08\x00" + strings.Repeat("x", 100))},
+		{"linearized pdf labelled html", "text/html", []byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Linearized 1 /L 12345 /O 3 >>\nendobj\n")},
 		{"NULs in a binary header", "text/html", []byte("\x01\x02\x00\x03LZ" + strings.Repeat("abcdefgh", 20))},
 	}
 	for _, tt := range tests {

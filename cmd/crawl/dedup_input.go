@@ -402,7 +402,7 @@ func (w *warcInput) Next(ctx context.Context) (*crawler.Record, error) {
 		if t, err := warc.ParseDate(rec.Header.Get("WARC-Date")); err == nil {
 			out.FetchedAt = t
 		}
-		if err := w.requestedURL(rec, out); err != nil {
+		if err := w.requestedURL(rec, target, out); err != nil {
 			return nil, err
 		}
 		return out, nil
@@ -426,9 +426,10 @@ func (w *warcInput) read() (*warc.Record, error) {
 }
 
 // requestedURL reads the record after rec (whose block is read): when it
-// is simcrawl's metadata for rec, out takes the URL it names; otherwise it
-// is kept for the next call.
-func (w *warcInput) requestedURL(rec *warc.Record, out *crawler.Record) error {
+// is simcrawl's metadata for rec, out takes the URL it names, and target
+// (rec's target URI, when it has one) becomes its final URL; otherwise the
+// record is kept for the next call.
+func (w *warcInput) requestedURL(rec *warc.Record, target string, out *crawler.Record) error {
 	next, err := w.read()
 	if err != nil {
 		w.nextErr = err // out is read whole: the error waits for the next call
@@ -444,7 +445,10 @@ func (w *warcInput) requestedURL(rec *warc.Record, out *crawler.Record) error {
 		return fmt.Errorf("input %s: metadata at offset %d: %w", w.path, next.Offset, err)
 	}
 	if u := warc.ParseFields(block).Get(warcFieldURL); u != "" && u != out.URL {
-		out.URL, out.FinalURL = u, out.URL
+		out.URL = u
+		if target != "" {
+			out.FinalURL = target
+		}
 	}
 	return nil
 }
