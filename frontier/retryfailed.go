@@ -81,12 +81,9 @@ func (f *Frontier) retryFailedTx(tx *bolt.Tx) (int, error) {
 // without opening it, so it works on a read-only database (`crawl stats
 // --failed`).
 func ReadFailed(tx *bolt.Tx, bucket string, fn func(url, reason string) error) error {
-	if bucket == "" {
-		bucket = "frontier"
-	}
-	top := tx.Bucket([]byte(bucket))
-	if top == nil || top.Bucket(bFailed) == nil {
+	failed := readBucket(tx, bucket, bFailed)
+	if failed == nil {
 		return nil
 	}
-	return top.Bucket(bFailed).ForEach(func(k, v []byte) error { return fn(string(k), string(v)) })
+	return failed.ForEach(func(k, v []byte) error { return fn(string(k), string(v)) })
 }
