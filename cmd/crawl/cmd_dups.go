@@ -423,29 +423,11 @@ func showDrop(w io.Writer, d *storage.Drop, orig *storage.Page, fper *contentsee
 	}
 	worddiff.Write(w, runs, color)
 
-	onlyD, onlyO := featureDiff(fper.Features(d.Text), fper.Features(orig.Text), 10)
+	fd, fo := fper.Features(d.Text), fper.Features(orig.Text)
+	onlyD, onlyO := contentseen.OnlyIn(fd, fo, 10), contentseen.OnlyIn(fo, fd, 10)
 	fmt.Fprintln(w)
 	writeFeatures(w, "Heaviest features only in the dropped page:", onlyD)
 	writeFeatures(w, "Heaviest features only in the stored page: ", onlyO)
-}
-
-// featureDiff returns the n heaviest features of a missing from b, and of b
-// missing from a (Features lists them heaviest first).
-func featureDiff(a, b []contentseen.Feature, n int) (onlyA, onlyB []contentseen.Feature) {
-	only := func(x, y []contentseen.Feature) []contentseen.Feature {
-		in := make(map[string]bool, len(y))
-		for _, f := range y {
-			in[f.Text] = true
-		}
-		var out []contentseen.Feature
-		for _, f := range x {
-			if !in[f.Text] && len(out) < n {
-				out = append(out, f)
-			}
-		}
-		return out
-	}
-	return only(a, b), only(b, a)
 }
 
 func writeFeatures(w io.Writer, label string, fs []contentseen.Feature) {
