@@ -21,6 +21,8 @@ import (
 type Main struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+
+	uiAddr string // crawl --ui: where the crawl serves its web view, "" for none
 }
 
 // NewMain returns a Main wired to the process's standard streams.
@@ -39,7 +41,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"crawl", "--seeds FILE [--config FILE] [--data DIR] [--set key=value]... [--metrics ADDR] [--retry-failed]",
+		{"crawl", "--seeds FILE [--config FILE] [--data DIR] [--set key=value]... [--metrics ADDR] [--ui ADDR] [--retry-failed]",
 			"crawl from the seed URLs, dropping near-duplicate pages", (*Main).runCrawl},
 		{"demo", "[--data DIR] [--keep]",
 			"serve a small built-in site on 127.0.0.1 and crawl it", (*Main).runDemo},
@@ -63,6 +65,8 @@ func commands() []command {
 			"run extraction and ContentSeen on pages on disk (HTML tree, JSON Lines, WARC) into a data directory", (*Main).runDedup},
 		{"index", "build [--from DATA|FILE] [--data DIR] --out FILE [--layout NAME] | join --batch FILE|INDEX|DATA --stored FILE|INDEX|DATA [--k N] [--layout NAME] [--json] | migrate --data DIR --layout NAME",
 			"bulk-build an index file from fingerprints, report all pairs within k between a batch and a stored set, or rebuild a data directory's index with another layout", (*Main).runIndex},
+		{"serve", "[--data DIR]... [--addr 127.0.0.1:8080]",
+			"show a stopped crawl in a web browser: overview, duplicates, pairs side by side, distances, failures", (*Main).runServe},
 		{"help", "[COMMAND [SUBCOMMAND]]", "describe a command and its flags", (*Main).runHelp},
 	}
 }

@@ -231,7 +231,7 @@ func (s *Server) dups(w http.ResponseWriter, r *http.Request) {
 	for i := range snap.clusters {
 		c := &snap.clusters[i]
 		head := snap.pages[c.Src][c.Page]
-		headMatches := q != "" && (strings.Contains(lower(head.URL), q) || strings.Contains(lower(head.Title), q))
+		headMatches := q != "" && (strings.Contains(head.lowerURL, q) || strings.Contains(head.lowerTit, q))
 		h := hit{c: c, closeness: -1}
 		for _, di := range c.drops {
 			dr := &snap.drops[di]
@@ -269,7 +269,7 @@ func (s *Server) dups(w http.ResponseWriter, r *http.Request) {
 		head, ok := snap.pages[h.c.Src][h.c.Page]
 		cv := clusterView{Src: h.c.Src, Page: h.c.Page, URL: head.URL, Title: head.Title, Missing: !ok,
 			FP: contentseen.Fingerprint(head.FP).String(), Matching: h.n, Closeness: h.closeness}
-		headMatches := q != "" && (strings.Contains(lower(head.URL), q) || strings.Contains(lower(head.Title), q))
+		headMatches := q != "" && (strings.Contains(head.lowerURL, q) || strings.Contains(head.lowerTit, q))
 		for _, di := range h.c.drops {
 			dr := &snap.drops[di]
 			if !f.match(dr) || q != "" && !headMatches && !strings.Contains(dr.lowerURL, q) && !strings.Contains(dr.lowerTit, q) {
@@ -451,7 +451,9 @@ func (s *Server) distances(w http.ResponseWriter, r *http.Request) {
 	for i := 0; i <= hi; i++ {
 		d.NearCount += snap.nearHist[i]
 		d.NNCount += snap.nnHist[i]
-		d.NearRows = append(d.NearRows, histRow{D: i, Near: snap.nearHist[i], NN: snap.nnHist[i], IsK: i == snap.k})
+		if snap.nearHist[i] > 0 || snap.nnHist[i] > 0 || i == snap.k {
+			d.NearRows = append(d.NearRows, histRow{D: i, Near: snap.nearHist[i], NN: snap.nnHist[i], IsK: i == snap.k})
+		}
 	}
 	s.render(w, "distances", page{Title: "Distances", Nav: "distances", Built: snap.built, Body: d})
 }

@@ -49,8 +49,9 @@ type snapshot struct {
 }
 
 type pageHead struct {
-	URL, Title string
-	FP         uint64
+	URL, Title         string
+	FP                 uint64
+	lowerURL, lowerTit string // for the search box
 }
 
 type dropHead struct {
@@ -184,7 +185,7 @@ func build(ctx context.Context, srcs []*crawler.Data, defaultK int) (*snapshot, 
 				fps = append(fps, contentseen.Fingerprint(p.Fingerprint))
 			}
 			if _, ok := byPage[p.ID]; ok {
-				pages[p.ID] = pageHead{URL: p.URL, Title: p.Title, FP: p.Fingerprint}
+				pages[p.ID] = pageHead{URL: p.URL, Title: p.Title, FP: p.Fingerprint, lowerURL: lower(p.URL), lowerTit: lower(p.Title)}
 			}
 			return nil
 		}); err != nil {
