@@ -47,9 +47,11 @@ type Options struct {
 	Config string
 	// K is the threshold shown when no source records one.
 	K int
-	// Refresh is how old the snapshot of a live crawl may get before a
-	// request reads the data directory again; default 2s. A stopped
-	// crawl's snapshot is read once.
+	// Refresh is how old the snapshot of a live crawl may get, once the
+	// crawl has moved on, before a request reads the data directory again;
+	// default 2s. A snapshot read in under cheapRead is read again on the
+	// first request after any progress. A stopped crawl's snapshot is read
+	// once.
 	Refresh time.Duration
 	// Logger reports failed requests; default slog.Default().
 	Logger *slog.Logger
@@ -61,8 +63,9 @@ type Server struct {
 	pages map[string]*template.Template
 	mux   *http.ServeMux
 
-	mu   sync.Mutex // guards snap and serialises rebuilds
+	mu   sync.Mutex // guards snap and mark, and serialises rebuilds
 	snap *snapshot
+	mark int64 // a live crawl's progress (progress) when snap was read
 
 	fperOnce sync.Once // fper, scheme, fperErr: the first source's Fingerprinter
 	fper     *contentseen.Fingerprinter
@@ -95,6 +98,9 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		}
 		s.pages[name] = t
 	}
+	if o.Live != nil {
+		s.mark = progress(o.Live.Stats()) // before the read: a change during it shows next time
+	}
 	if s.snap, err = build(ctx, o.Sources, o.K); err != nil {
 		return nil, err
 	}
@@ -124,19 +130,35 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
+// cheapRead is the snapshot read time below which a live view reads
+// again on every request after the crawl progressed: a small crawl's view
+// is always current, a large one's costs a read per Options.Refresh.
+const cheapRead = 50 * time.Millisecond
+
 // snapshot returns the current snapshot, reading the sources again first
-// when a live crawl's is older than Options.Refresh.
+// when a live crawl has progressed since and the read is cheap or the
+// snapshot older than Options.Refresh.
 func (s *Server) snapshot(ctx context.Context) (*snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.opts.Live != nil && time.Since(s.snap.built) > s.opts.Refresh {
+	if s.opts.Live == nil {
+		return s.snap, nil
+	}
+	mark := progress(s.opts.Live.Stats())
+	if mark != s.mark && (s.snap.buildTime < cheapRead || time.Since(s.snap.built) > s.opts.Refresh) {
 		snap, err := build(ctx, s.opts.Sources, s.opts.K)
 		if err != nil {
 			return nil, err
 		}
-		s.snap = snap
+		s.snap, s.mark = snap, mark
 	}
 	return s.snap, nil
+}
+
+// progress sums the counters a crawl moves after each commit, so that a
+// change means the data directory changed.
+func progress(st crawler.Stats) int64 {
+	return st.Stored + st.DroppedExact + st.DroppedNear + st.Skipped + st.Errors + st.Retries + st.Held + int64(st.Queue)
 }
 
 // fingerprinter returns the Fingerprinter of the first source's index, to
