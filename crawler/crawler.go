@@ -46,7 +46,8 @@ type Crawler struct {
 
 	metrics    *metrics
 	metricsSrv *metricsServer // nil unless Options.MetricsAddr is set
-	k          int
+	k          int // the candidate radius (Options.K)
+	thresholds contentseen.Thresholds
 
 	robotsDone sync.Map // host -> struct{}: Crawl-delay looked up
 
@@ -115,7 +116,7 @@ func Open(opts Options) (_ *Crawler, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("crawler: open %s: %w", path, err)
 	}
-	c := &Crawler{opts: opts, db: db, fetcher: fetcher, fper: fper, k: opts.K,
+	c := &Crawler{opts: opts, db: db, fetcher: fetcher, fper: fper, k: opts.K, thresholds: opts.Thresholds,
 		releaseEvery: releaseEvery, mappedBudget: mappedBudget,
 		scope: &liveScope{scope: opts.Scope, grows: opts.scopeFromSeeds}}
 	if err := c.loadSeedHosts(); err != nil {

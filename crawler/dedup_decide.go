@@ -59,24 +59,18 @@ type decision struct {
 	j       *dedupJob
 	kind    decisionKind
 	outcome string // decideMark
-	// decideDrop: reason and distance, and the page duplicated: stored
-	// before the batch (origID, origBatch < 0) or kept earlier in the
-	// batch (origBatch, its index in the batch).
-	reason    string
-	dist      int
-	origID    uint64
+	// decideDrop: the verdict (reason, distance, resemblance) and the
+	// page duplicated: stored before the batch (v.id, origBatch < 0) or
+	// kept earlier in the batch (origBatch, its index in the batch).
+	v         verdict
 	origBatch int
 }
 
 // lookup is what the state before the batch says about one record.
 type lookup struct {
-	decided   bool // its key has an outcome already
-	urlStored bool // a page is stored under its URL
-	exact     bool // a stored page has its digest: exactID
-	exactID   uint64
-	near      bool // a stored page within k: the nearest, nearID at nearDist
-	nearID    uint64
-	nearDist  int
+	decided   bool     // its key has an outcome already
+	urlStored bool     // a page is stored under its URL
+	stored    *verdict // the judge's verdict against the stored pages alone
 }
 
 // judged reports whether p goes through the duplicate look-ups, as in
@@ -124,17 +118,9 @@ func (c *Crawler) lookupTx(tx *bolt.Tx, j *dedupJob, l *lookup) error {
 	if l.urlStored || !c.judged(p) {
 		return nil
 	}
-	if l.exactID, l.exact = c.store.ByDigestTx(tx, p.digest); l.exact {
-		return nil
-	}
-	ms, err := c.index.NearTx(tx, p.fp, c.k)
-	if err != nil {
-		return err
-	}
-	if len(ms) > 0 {
-		l.near, l.nearID, l.nearDist = true, ms[0].ID, ms[0].Distance
-	}
-	return nil
+	var err error
+	l.stored, err = c.judgeTx(tx, p)
+	return err
 }
 
 // decideBatch decides b's records in input order. It returns fewer
@@ -185,7 +171,7 @@ func (c *Crawler) decideBatch(b []*dedupJob) ([]decision, error) {
 		case c.opts.MaxPages > 0 && c.storedBefore+c.stats.stored.Load()+nKept >= int64(c.opts.MaxPages):
 			return ds, nil
 		default:
-			if err := c.judge(&d, i, l, joiner, kept, keptDigest); err != nil {
+			if err := c.judge(&d, i, l, joiner, b, kept, keptDigest); err != nil {
 				return nil, err
 			}
 		}
@@ -205,29 +191,34 @@ func (c *Crawler) decideBatch(b []*dedupJob) ([]decision, error) {
 }
 
 // judge decides whether record i, which the state before the batch does
-// not settle, is kept or dropped: exact copies first (a stored page, then
-// a record kept earlier in the batch), then the nearest of the stored
-// match and the records kept before i that the join finds within k.
-func (c *Crawler) judge(d *decision, i int, l *lookup, joiner *contentseen.Joiner, kept []bool, keptDigest map[[16]byte]int) error {
+// not settle, is kept or dropped, as judgeTx would with the records kept
+// before i stored: an exact copy by digest (a stored page, whose ids are
+// smaller, then a record kept earlier in the batch), then the first
+// candidate that verifies in order of distance, then id: the stored
+// verdict, or a record kept earlier that the join finds within k and whose
+// sketch verifies, whichever is nearer (the stored page on a tie).
+func (c *Crawler) judge(d *decision, i int, l *lookup, joiner *contentseen.Joiner, b []*dedupJob, kept []bool, keptDigest map[[16]byte]int) error {
 	p := d.j.p
 	d.kind = decideKeep
 	if !c.judged(p) {
 		return nil
 	}
 	switch bi, ok := keptDigest[p.digest]; {
-	case l.exact:
-		d.kind, d.reason, d.origID = decideDrop, reasonExact, l.exactID
+	case l.stored != nil && l.stored.byDigest:
+		d.kind, d.v = decideDrop, *l.stored
 		return nil
 	case ok:
-		d.kind, d.reason, d.origBatch = decideDrop, reasonExact, bi
+		d.kind, d.origBatch = decideDrop, bi
+		d.v = verdict{reason: reasonExact, dist: contentseen.Distance(p.fp, b[bi].p.fp), res: exactResemblance, byDigest: true}
 		return nil
 	}
-	// The best match so far: the stored one, or the earliest kept
-	// record at the least distance. Probe emits in table order, not in
-	// input order, hence the comparison of indexes.
-	best, dist, bestStored := -1, c.k+1, l.near
-	if l.near {
-		dist = l.nearDist
+	// The best verified match so far: the stored one, or the earliest
+	// kept record at the least distance. Probe emits in table order, not
+	// in input order, hence the comparison of indexes.
+	best, dist, bestStored := -1, c.k+1, l.stored != nil
+	var bestRes contentseen.Resemblance
+	if l.stored != nil {
+		dist = l.stored.dist
 	}
 	if joiner != nil {
 		err := joiner.Probe(uint64(i), p.fp, func(pr contentseen.Pair) error {
@@ -235,8 +226,12 @@ func (c *Crawler) judge(d *decision, i int, l *lookup, joiner *contentseen.Joine
 			if !kept[o] { // later records, i itself, dropped ones
 				return nil
 			}
-			if pr.Distance < dist || pr.Distance == dist && !bestStored && o < best {
-				best, dist, bestStored = o, pr.Distance, false
+			if !(pr.Distance < dist || pr.Distance == dist && !bestStored && o < best) {
+				return nil
+			}
+			res := contentseen.Compare(p.sketch, b[o].p.sketch)
+			if c.thresholds.Verify(res) {
+				best, dist, bestStored, bestRes = o, pr.Distance, false, res
 			}
 			return nil
 		})
@@ -246,9 +241,10 @@ func (c *Crawler) judge(d *decision, i int, l *lookup, joiner *contentseen.Joine
 	}
 	switch {
 	case best >= 0:
-		d.kind, d.reason, d.dist, d.origBatch = decideDrop, reasonNear, dist, best
-	case l.near:
-		d.kind, d.reason, d.dist, d.origID = decideDrop, reasonNear, l.nearDist, l.nearID
+		d.kind, d.origBatch = decideDrop, best
+		d.v = verdict{reason: reasonNear, dist: dist, res: bestRes}
+	case l.stored != nil:
+		d.kind, d.v = decideDrop, *l.stored
 	}
 	return nil
 }

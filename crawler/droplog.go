@@ -87,7 +87,7 @@ func rewriteMissing(ctx context.Context, f *os.File, at int64, skip int, st *sto
 			Time: d.FetchedAt, URL: d.URL, FinalURL: d.FinalURL, DuplicateOf: orig.URL,
 			DuplicateOfID: d.DuplicateOf, Distance: d.Distance, Reason: d.Reason,
 			Fingerprint: d.Fingerprint, MatchedFingerprint: d.MatchedFingerprint,
-			Title: d.Title, Depth: d.Depth,
+			Title: d.Title, Depth: d.Depth, Similarity: d.Similarity, Containment: d.Containment,
 		}
 		b, err := r.MarshalJSON()
 		if err != nil {

@@ -216,21 +216,24 @@ func (s *Store) SketchTx(tx *bolt.Tx, id uint64) (sketch []byte, ok bool) {
 	return bytes.Clone(v), true
 }
 
-// TextTx returns the extracted text of page id without its body, or an
+// PageHeaderTx returns page id's metadata, without text or body, or an
 // error wrapping ErrNotFound.
-func (s *Store) TextTx(tx *bolt.Tx, id uint64) (string, error) {
+func (s *Store) PageHeaderTx(tx *bolt.Tx, id uint64) (*Page, error) {
 	b, err := s.buckets(tx)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if b.top == nil || b.meta.Get(itob(id)) == nil {
-		return "", fmt.Errorf("storage: page %d: %w", id, ErrNotFound)
-	}
-	t, err := getCompressed(b.text, itob(id))
+	return s.load(b, id, false, false)
+}
+
+// PageTextTx returns page id with its text but not its body (nor
+// header), or an error wrapping ErrNotFound. The Page is a copy.
+func (s *Store) PageTextTx(tx *bolt.Tx, id uint64) (*Page, error) {
+	b, err := s.buckets(tx)
 	if err != nil {
-		return "", fmt.Errorf("storage: text of page %d: %w", id, err)
+		return nil, err
 	}
-	return string(t), nil
+	return s.load(b, id, true, false)
 }
 
 // GetTx returns page id with text and body, or an error wrapping

@@ -12,7 +12,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-func TestSketchAndTextTx(t *testing.T) {
+func TestSketchAndPageTextTx(t *testing.T) {
 	s, db := newStore(t, DefaultOptions())
 	withSketch := put(t, s, db, &Page{URL: "http://a/1", Text: "first text", Digest: digest("1"), Sketch: []byte{1, 2, 3}})
 	without := put(t, s, db, &Page{URL: "http://a/2", Text: "second text", Digest: digest("2")})
@@ -26,11 +26,11 @@ func TestSketchAndTextTx(t *testing.T) {
 		if got, ok := s.SketchTx(tx, 99); ok {
 			t.Errorf("SketchTx(99) = %v, true; want none", got)
 		}
-		if got, err := s.TextTx(tx, without); err != nil || got != "second text" {
-			t.Errorf("TextTx(%d) = %q, %v", without, got, err)
+		if got, err := s.PageTextTx(tx, without); err != nil || got.Text != "second text" || got.Body != nil || got.URL != "http://a/2" {
+			t.Errorf("PageTextTx(%d) = %+v, %v", without, got, err)
 		}
-		if _, err := s.TextTx(tx, 99); !errors.Is(err, ErrNotFound) {
-			t.Errorf("TextTx(99) = %v, want ErrNotFound", err)
+		if _, err := s.PageTextTx(tx, 99); !errors.Is(err, ErrNotFound) {
+			t.Errorf("PageTextTx(99) = %v, want ErrNotFound", err)
 		}
 		return nil
 	})
