@@ -46,7 +46,7 @@ type Crawler struct {
 
 	metrics    *metrics
 	metricsSrv *metricsServer // nil unless Options.MetricsAddr is set
-	k          int // the candidate radius (Options.K)
+	k          int            // the candidate radius (Options.K)
 	thresholds contentseen.Thresholds
 
 	robotsDone sync.Map // host -> struct{}: Crawl-delay looked up
