@@ -165,7 +165,12 @@ func crawlerOptions(cfg Config, seeds []string, stderr io.Writer) (crawler.Optio
 			RespectRobots: cfg.Fetch.RespectRobots,
 			MaxRedirects:  cfg.Fetch.MaxRedirects,
 		},
-		K:              cfg.ContentSeen.K,
+		K: cfg.ContentSeen.K,
+		Thresholds: contentseen.Thresholds{
+			Similarity:  cfg.ContentSeen.Similarity,
+			Containment: cfg.ContentSeen.Containment,
+			SizeRatio:   cfg.ContentSeen.SizeRatio,
+		},
 		Layout:         cfg.ContentSeen.Layout,
 		ExpectedPages:  cfg.ContentSeen.ExpectedPages,
 		Features:       feat,
