@@ -119,6 +119,10 @@ func testLayouts(t testing.TB) []Layout {
 		{1, 1, []int{32, 32}},
 		{0, 1, []int{64}},
 		{5, 2, []int{9, 9, 9, 9, 7, 7, 7, 7}},
+		// Multi-probe: ProbeRadius 1 up to k=7, 2 at k=8 (4x16's blocks);
+		// 1 up to k=9 on five blocks.
+		{8, 1, []int{16, 16, 16, 16}},
+		{9, 1, []int{13, 13, 13, 13, 12}},
 	} {
 		l, err := NewLayout(g.k, g.blocks, g.lead)
 		if err != nil {
