@@ -38,7 +38,7 @@ func TestNewLayoutRefuses(t *testing.T) {
 		k, lead int
 		blocks  []int
 	}{
-		{20, 1, []int{16, 16, 16, 16}},   // 5 of 16 lead bits may differ: 6,885 prefixes per table
+		{20, 1, []int{16, 16, 16, 16}},    // 5 of 16 lead bits may differ: 6,885 prefixes per table
 		{12, 3, []int{32, 32}},            // lead 3 > 2 blocks
 		{3, 5, []int{16, 12, 12, 12, 12}}, // lead 5 leaves nothing to compare
 		{1, 1, []int{16, 16, 16}},         // widths sum to 48
