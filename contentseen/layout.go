@@ -319,6 +319,29 @@ func (l Layout) String() string { return l.name }
 // K returns the largest distance l guarantees to find.
 func (l Layout) K() int { return l.k }
 
+// MaxK returns the largest distance a query may ask for (Index.Near): K
+// for google16; for a layout of blocks (NewLayout's, 4x16 and 10x28), the
+// largest k at which a multi-probe query reads at most 4,096 prefixes per
+// table (ProbeRadius). A query beyond K finds every match within its k
+// (the pigeonhole over the blocks still holds) but costs more prefixes:
+// with 4x16, 17 per table for k = 4..7 and 137 for k = 8..11.
+func (l Layout) MaxK() int {
+	if l.blocks == nil {
+		return l.k
+	}
+	k := l.k
+	for k < 63 {
+		e := l.ProbeRadius(k + 1)
+		for t := range l.tables {
+			if probeCount(l.tables[t].prefix, e) > maxProbes {
+				return k
+			}
+		}
+		k++
+	}
+	return k
+}
+
 // Tables returns the number of tables, i.e. the copies of each fingerprint.
 func (l Layout) Tables() int { return len(l.tables) }
 
