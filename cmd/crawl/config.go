@@ -104,7 +104,7 @@ func defaultConfig() Config {
 			MaxRedirects:  10,
 		},
 		ContentSeen: ContentSeenConfig{
-			K:             3,
+			K:             7,
 			Layout:        "4x16",
 			ExpectedPages: crawler.DefaultExpectedPages,
 			Features:      "words",
