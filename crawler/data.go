@@ -10,7 +10,6 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/simcrawl/simcrawl/frontier"
 	"github.com/simcrawl/simcrawl/storage"
@@ -28,7 +27,8 @@ type Data struct {
 }
 
 // OpenData opens dir read-only. It fails with ErrLocked while a crawl runs
-// on dir, and with a clear error when dir holds no crawl.
+// on dir, with a clear error when dir holds no crawl, and with a
+// DamageError (ErrDamaged) when crawl.db fails the checks of openDB.
 func OpenData(dir string, timeout time.Duration) (*Data, error) {
 	if timeout <= 0 {
 		timeout = time.Second
@@ -37,14 +37,16 @@ func OpenData(dir string, timeout time.Duration) (*Data, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("crawler: no crawl data in %s: %w", dir, err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, ReadOnly: true})
-	if errors.Is(err, berrors.ErrTimeout) {
-		return nil, fmt.Errorf("%w: %s (run this again when the crawl has stopped)", ErrLocked, dir)
-	}
+	db, err := openDB(dir, true, timeout)
 	if err != nil {
-		return nil, fmt.Errorf("crawler: open %s: %w", path, err)
+		return nil, err
 	}
-	st, err := storage.New(db, storage.Options{})
+	var st *storage.Store
+	err = guard(dir, func() error {
+		var err error
+		st, err = storage.New(db, storage.Options{})
+		return err
+	})
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("crawler: open store: %w", err), db.Close())
 	}
