@@ -149,7 +149,15 @@ type walker struct {
 	pageSize int
 	hwm      uint64
 	seen     map[uint64]bool
+	visit    Visitor // nil for Walk
 }
+
+// Visitor is called by Salvage for every bucket (value nil, seq its
+// sequence) and key/value pair it can read, in key order within a bucket,
+// a bucket before its contents. path is the bucket's path from the root
+// (the bucket itself, for a bucket). The slices are the Visitor's to keep.
+// An error stops Salvage.
+type Visitor func(path [][]byte, key, value []byte, seq uint64) error
 
 func (w *walker) problem(page uint64, format string, args ...any) {
 	if len(w.rep.Problems) >= maxProblems {
@@ -162,8 +170,20 @@ func (w *walker) problem(page uint64, format string, args ...any) {
 // Walk checks the bbolt file r of size bytes. The error is for a failure to
 // read r; what is wrong with the file is in the Report.
 func Walk(r io.ReaderAt, size int64) (*Report, error) {
+	return walk(r, size, nil)
+}
+
+// Salvage is Walk calling visit for everything it can read: the pages of a
+// damaged subtree are skipped (and reported), the rest is visited, so a
+// tool can copy what survives into a new file. A file cut short is walked
+// up to its last whole page.
+func Salvage(r io.ReaderAt, size int64, visit Visitor) (*Report, error) {
+	return walk(r, size, visit)
+}
+
+func walk(r io.ReaderAt, size int64, visit Visitor) (*Report, error) {
 	rep := &Report{Size: size}
-	w := &walker{r: r, rep: rep, seen: map[uint64]bool{}}
+	w := &walker{r: r, rep: rep, seen: map[uint64]bool{}, visit: visit}
 	if size == 0 {
 		w.problem(0, "the file is empty (0 bytes)")
 		return rep, nil
@@ -176,10 +196,10 @@ func Walk(r io.ReaderAt, size int64) (*Report, error) {
 	w.pageSize, w.hwm = int(m.pageSize), m.pgid
 	if need := int64(m.pgid) * int64(m.pageSize); m.pgid > uint64(size) || need > size {
 		w.problem(0, "the file is cut short: %d bytes, but its %d pages need %d (truncated, or the disk filled up)", size, m.pgid, need)
-		return rep, nil
+		w.hwm = uint64(size) / uint64(m.pageSize) // walk what is there
 	}
-	if m.root < 2 || m.root >= m.pgid {
-		w.problem(0, "root bucket page %d outside the file's pages 2..%d", m.root, m.pgid-1)
+	if m.root < 2 || m.root >= w.hwm {
+		w.problem(0, "root bucket page %d outside the file's pages 2..%d", m.root, w.hwm-1)
 		return rep, nil
 	}
 	if m.freelist != noFreelist {
@@ -188,7 +208,7 @@ func Walk(r io.ReaderAt, size int64) (*Report, error) {
 		}
 	}
 	rep.Buckets++
-	if err := w.tree(m.root, 0, nil); err != nil {
+	if err := w.tree(m.root, 0, nil, nil); err != nil {
 		return rep, err
 	}
 	return rep, nil
@@ -350,7 +370,7 @@ func (w *walker) freelist(id uint64) error {
 // tree checks the B+tree rooted at page id (a bucket's root, or a branch's
 // child) and the buckets nested in its leaves. lower is the smallest key
 // the subtree may hold (its separator in the parent), nil for none.
-func (w *walker) tree(id uint64, depth int, lower []byte) error {
+func (w *walker) tree(id uint64, depth int, lower []byte, path [][]byte) error {
 	if depth > maxDepth {
 		w.problem(id, "buckets or branches nested %d deep", depth)
 		return nil
@@ -359,12 +379,12 @@ func (w *walker) tree(id uint64, depth int, lower []byte) error {
 	if p == nil || err != nil {
 		return err
 	}
-	return w.page(id, p, depth, lower, false)
+	return w.page(id, p, depth, lower, false, path)
 }
 
 // page checks one branch or leaf page held in p (a page of the file, or an
 // inline bucket's page inside a value).
-func (w *walker) page(id uint64, p []byte, depth int, lower []byte, inline bool) error {
+func (w *walker) page(id uint64, p []byte, depth int, lower []byte, inline bool, path [][]byte) error {
 	le := binary.LittleEndian
 	if len(p) < pageHeaderSize {
 		w.problem(id, "inline bucket shorter than a page header")
@@ -413,13 +433,19 @@ func (w *walker) page(id uint64, p []byte, depth int, lower []byte, inline bool)
 		}
 		prev = key
 		if flags == flagBranch {
-			if err := w.tree(le.Uint64(e[8:]), depth+1, key); err != nil {
+			if err := w.tree(le.Uint64(e[8:]), depth+1, key, path); err != nil {
 				return err
 			}
 			continue
 		}
 		w.rep.Keys++
 		if le.Uint32(e)&leafBucket == 0 {
+			if w.visit != nil {
+				v := p[start+ksize : start+ksize+vsize]
+				if err := w.visit(path, bytes.Clone(key), bytes.Clone(v), 0); err != nil {
+					return err
+				}
+			}
 			continue
 		}
 		w.rep.Buckets++
@@ -432,14 +458,20 @@ func (w *walker) page(id uint64, p []byte, depth int, lower []byte, inline bool)
 			w.problem(id, "buckets nested %d deep", depth)
 			return nil
 		}
+		sub := append(path[:len(path):len(path)], bytes.Clone(key))
+		if w.visit != nil {
+			if err := w.visit(sub, nil, nil, le.Uint64(v[8:])); err != nil {
+				return err
+			}
+		}
 		if root := le.Uint64(v); root != 0 {
-			if err := w.tree(root, depth+1, nil); err != nil {
+			if err := w.tree(root, depth+1, nil, sub); err != nil {
 				return err
 			}
 			continue
 		}
 		// An inline bucket: its page follows the bucket header in the value.
-		if err := w.page(id, v[bucketHdrSize:], depth+1, nil, true); err != nil {
+		if err := w.page(id, v[bucketHdrSize:], depth+1, nil, true, sub); err != nil {
 			return err
 		}
 	}

@@ -190,3 +190,86 @@ func openAndRead(path string) (err error) {
 		return tx.ForEach(func(_ []byte, b *bolt.Bucket) error { return walk(b) })
 	})
 }
+
+// dump lists every bucket and key/value of a bbolt file as lines.
+func dump(t *testing.T, path string) []string {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var out []string
+	var walk func(prefix string, b *bolt.Bucket) error
+	walk = func(prefix string, b *bolt.Bucket) error {
+		out = append(out, fmt.Sprintf("%s seq=%d", prefix, b.Sequence()))
+		return b.ForEach(func(k, v []byte) error {
+			if v == nil {
+				return walk(prefix+"/"+string(k), b.Bucket(k))
+			}
+			out = append(out, fmt.Sprintf("%s %x=%x", prefix, k, v))
+			return nil
+		})
+	}
+	if err := db.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(k []byte, b *bolt.Bucket) error { return walk(string(k), b) })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Salvage of a sound file visits exactly what bbolt reads.
+func TestSalvageSoundFile(t *testing.T) {
+	b := fixture(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.db")
+	if err := os.WriteFile(src, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(dir, "dst.db")
+	db, err := bolt.Open(dst, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		rep, err := Salvage(bytes.NewReader(b), int64(len(b)), func(path [][]byte, k, v []byte, seq uint64) error {
+			if k == nil { // a bucket
+				var bk *bolt.Bucket
+				var err error
+				if len(path) == 1 {
+					bk, err = tx.CreateBucketIfNotExists(path[0])
+				} else {
+					parent := tx.Bucket(path[0])
+					for _, p := range path[1 : len(path)-1] {
+						parent = parent.Bucket(p)
+					}
+					bk, err = parent.CreateBucketIfNotExists(path[len(path)-1])
+				}
+				if err != nil {
+					return err
+				}
+				return bk.SetSequence(seq)
+			}
+			bk := tx.Bucket(path[0])
+			for _, p := range path[1:] {
+				bk = bk.Bucket(p)
+			}
+			return bk.Put(k, v)
+		})
+		if err == nil && !rep.OK() {
+			err = rep.Err()
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want, got := dump(t, src), dump(t, dst)
+	if strings.Join(want, "\n") != strings.Join(got, "\n") {
+		t.Fatalf("salvaged copy differs: %d lines, want %d", len(got), len(want))
+	}
+}
