@@ -107,7 +107,7 @@ func CheckData(ctx context.Context, dir, dropLog string, timeout time.Duration) 
 	db, err := openDB(dir, true, timeout)
 	var de *DamageError
 	if errors.As(err, &de) {
-		file.Problems = append(file.Problems, de.What)
+		file.Problems = append(file.Problems, structureProblems(path, de.What)...)
 		if lines, _ := countLines(dropLog); st.Size() == 0 && lines > 0 {
 			file.Problems = append(file.Problems, fmt.Sprintf("the drop log %s has %d lines: the store of this crawl is lost", dropLog, lines))
 		}
@@ -334,3 +334,29 @@ func checkLog(ctx context.Context, path string, store *storage.Store, a *CheckAr
 type eofReader struct{}
 
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+// structureProblems lists the structural problems of the file at path one
+// by one (what, a DamageError's joined text, when it cannot be read again).
+func structureProblems(path, what string) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return []string{what}
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return []string{what}
+	}
+	rep, err := boltcheck.Walk(f, st.Size())
+	if err != nil || rep.OK() {
+		return []string{what} // bbolt's own check found it
+	}
+	var ps []string
+	for _, p := range rep.Problems {
+		ps = append(ps, p.String())
+	}
+	if rep.Truncated {
+		ps = append(ps, "(and more: the first 100 are listed)")
+	}
+	return ps
+}

@@ -140,6 +140,24 @@ func TestDamagedDataDirectory(t *testing.T) {
 					t.Fatalf("%s: crawl %s changed the damaged file", what, strings.Join(cmd, " "))
 				}
 			}
+			// Repair copies what can be read into a directory that checks
+			// clean, and leaves the damaged one alone.
+			repaired := data + "-repaired"
+			out, errOut, rerr, p := runSafe("repair", "--data", data, "--out", repaired)
+			if p != nil {
+				t.Errorf("%s: repair panicked: %v", what, p)
+			}
+			if rerr != nil && !strings.Contains(rerr.Error(), "not a readable bbolt file") {
+				t.Errorf("%s: repair: %v\n%s%s", what, rerr, out, errOut)
+			}
+			if hashFile(t, db) != before {
+				t.Fatalf("%s: repair changed the damaged file", what)
+			}
+			if rerr == nil {
+				if _, _, err, _ := runSafe("check", "--data", repaired); err != nil {
+					t.Errorf("%s: the repaired directory: %v", what, err)
+				}
+			}
 			_, _, err, p := runSafe(crawlArgs(data, 14)...)
 			if p != nil {
 				t.Errorf("%s: the resumed crawl panicked: %v", what, p)
