@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/internal/demosite"
 	"github.com/simcrawl/simcrawl/storage"
 )
@@ -262,5 +263,59 @@ func TestCheckCleanCrawl(t *testing.T) {
 		if len(a.Problems) > 0 {
 			t.Errorf("%s: %v", a.Name, a.Problems)
 		}
+	}
+}
+
+// Repair of a sound crawl copies everything: the same pages, drops, drop
+// log and frontier, and the copy resumes.
+func TestRepairSoundCrawlRoundTrip(t *testing.T) {
+	opts := crawledDir(t)
+	out := filepath.Join(t.TempDir(), "repaired")
+	before := fileHash(t, filepath.Join(opts.DataDir, DBFile))
+	sum, err := Repair(context.Background(), opts.DataDir, out, contentseen.DefaultLayout(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sum.Check.Err(); err != nil {
+		t.Fatalf("the repaired directory: %v", err)
+	}
+	if fileHash(t, filepath.Join(opts.DataDir, DBFile)) != before {
+		t.Error("repair wrote to the source")
+	}
+	if len(sum.Damage) > 0 || sum.PagesLost > 0 || sum.DropsLost > 0 || sum.Frontier.Lost > 0 {
+		t.Errorf("a sound crawl lost something: %+v", sum)
+	}
+	want, got := readResult(t, opts.DataDir, ""), readResult(t, out, "")
+	if len(got.stored) != len(want.stored) || len(got.dropped) != len(want.dropped) || len(got.log) != len(want.log) {
+		t.Errorf("repaired: %d pages, %d drops, %d log lines; want %d, %d, %d",
+			len(got.stored), len(got.dropped), len(got.log), len(want.stored), len(want.dropped), len(want.log))
+	}
+	for u, p := range want.stored {
+		if q := got.stored[u]; q == nil || q.ID != p.ID || q.Fingerprint != p.Fingerprint || q.Text != p.Text {
+			t.Errorf("page %s not copied as it was", u)
+		}
+	}
+	for i := range min(len(got.log), len(want.log)) {
+		if got.log[i].URL != want.log[i].URL || got.log[i].DuplicateOf != want.log[i].DuplicateOf {
+			t.Errorf("drop log line %d: %s of %s, want %s of %s", i+1, got.log[i].URL, got.log[i].DuplicateOf, want.log[i].URL, want.log[i].DuplicateOf)
+		}
+	}
+	wd, _ := OpenData(opts.DataDir, 0)
+	ws, _ := wd.FrontierStats()
+	wd.Close()
+	gd, err := OpenData(out, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, _ := gd.FrontierStats()
+	k, ok, _ := gd.K()
+	gd.Close()
+	if gs != ws || !ok || k != opts.K {
+		t.Errorf("frontier %+v, k %d %v; want %+v, k %d", gs, k, ok, ws, opts.K)
+	}
+	// The copy resumes: a rerun of the finished crawl fetches nothing new.
+	opts.DataDir, opts.DropLog = out, ""
+	if sum := runCrawl(t, opts); sum.Run.Fetched != 0 {
+		t.Errorf("the resumed copy fetched %d pages, want 0", sum.Run.Fetched)
 	}
 }
