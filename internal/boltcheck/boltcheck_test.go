@@ -2,6 +2,7 @@ package boltcheck
 
 import (
 	"bytes"
+	"errors"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -272,4 +273,56 @@ func TestSalvageSoundFile(t *testing.T) {
 	if strings.Join(want, "\n") != strings.Join(got, "\n") {
 		t.Fatalf("salvaged copy differs: %d lines, want %d", len(got), len(want))
 	}
+}
+
+// FuzzWalk: Walk never panics, and a file it passes bbolt reads without a
+// panic.
+func FuzzWalk(f *testing.F) {
+	path := filepath.Join(f.TempDir(), "seed.db")
+	db, err := bolt.Open(path, 0o600, &bolt.Options{NoSync: true})
+	if err != nil {
+		f.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucket([]byte("pages"))
+		if err != nil {
+			return err
+		}
+		inline, err := b.CreateBucket([]byte("inline"))
+		if err != nil {
+			return err
+		}
+		if err := inline.Put([]byte("k"), []byte("v")); err != nil {
+			return err
+		}
+		for i := range 40 {
+			if err := b.Put([]byte(fmt.Sprint("key", i)), bytes.Repeat([]byte{byte(i)}, 90)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err := errors.Join(err, db.Close()); err != nil {
+		f.Fatal(err)
+	}
+	seed, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add([]byte{})
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rep, err := Walk(bytes.NewReader(b), int64(len(b)))
+		if err != nil || !rep.OK() {
+			return
+		}
+		path := filepath.Join(dir, "f.db")
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := openAndRead(path); err != nil {
+			t.Fatalf("Walk passed the file, then bbolt: %v", err)
+		}
+	})
 }
