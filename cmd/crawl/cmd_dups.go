@@ -115,6 +115,7 @@ func (m *Main) runDups(ctx context.Context, args []string) (err error) {
 			err = fmt.Errorf("dups: close: %w", cerr)
 		}
 	}()
+	defer data.Recover(&err)
 	bw := bufio.NewWriterSize(m.Stdout, 1<<16)
 	groups, drops, err := listDups(ctx, data.Store, f, bw, *asJSON)
 	if ferr := bw.Flush(); err == nil && ferr != nil {
@@ -340,6 +341,7 @@ func (m *Main) runDupsShow(ctx context.Context, args []string) (err error) {
 			err = fmt.Errorf("dups show: close: %w", cerr)
 		}
 	}()
+	defer data.Recover(&err)
 	d, err := findDrop(ctx, data.Store, target)
 	if err != nil {
 		return err
