@@ -65,6 +65,8 @@ type Crawler struct {
 	stopTaking context.CancelFunc
 	// storedBefore counts the pages stored by earlier runs, for MaxPages.
 	storedBefore int64
+	// retriedFailed counts the failed URLs Run queued again, for the summary.
+	retriedFailed int
 }
 
 // Open opens (or creates) the data directory and everything in it. A second
@@ -234,6 +236,7 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 			return nil, fmt.Errorf("crawler: retry failed URLs: %w", err)
 		}
 		c.opts.Logger.Info("failed URLs queued again", "urls", n)
+		c.retriedFailed = n
 	}
 	if err := c.addSeeds(ctx); err != nil {
 		return nil, err
