@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/url"
@@ -92,13 +93,16 @@ func (m *Main) runDups(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	if fset.Arg(0) == "show" {
-		return errors.New("dups: write show first, then its flags: crawl dups show [--data DIR] URL")
+		return usageErrorf(fset, "dups: write show first, then its flags: crawl dups show [--data DIR] URL")
 	}
 	if fset.NArg() > 0 {
-		return fmt.Errorf("dups: unexpected argument %q (to explain one drop: crawl dups show URL)", fset.Arg(0))
+		if suggest(fset.Arg(0), subcommands["dups"]) != "" {
+			return usageErrorf(fset, "dups: unexpected argument %q; did you mean \"dups show\"?", fset.Arg(0))
+		}
+		return usageErrorf(fset, "dups: unexpected argument %q (to explain one drop: crawl dups show URL)", fset.Arg(0))
 	}
 	if f.reason != "" && f.reason != storage.ReasonExact && f.reason != storage.ReasonNear {
-		return fmt.Errorf("dups: --reason %q: want %q or %q", f.reason, storage.ReasonExact, storage.ReasonNear)
+		return usageErrorf(fset, "dups: --reason %q: want %q or %q", f.reason, storage.ReasonExact, storage.ReasonNear)
 	}
 	if f.minD < 0 {
 		return fmt.Errorf("dups: --min-distance %d: want >= 0", f.minD)
@@ -116,6 +120,7 @@ func (m *Main) runDups(ctx context.Context, args []string) (err error) {
 			err = fmt.Errorf("dups: close: %w", cerr)
 		}
 	}()
+	defer data.Recover(&err)
 	bw := bufio.NewWriterSize(m.Stdout, 1<<16)
 	groups, drops, err := listDups(ctx, data.Store, f, bw, *asJSON)
 	if ferr := bw.Flush(); err == nil && ferr != nil {
@@ -189,6 +194,9 @@ func (m *Main) openData(cf configFlags, cmd string) (*crawler.Data, error) {
 	cfg, err := cf.load()
 	if err != nil {
 		return nil, err
+	}
+	if err := checkDataDir(cfg.Data); err != nil {
+		return nil, fmt.Errorf("%s: %w", cmd, err)
 	}
 	d, err := crawler.OpenData(cfg.Data, 0)
 	if err != nil {
@@ -308,6 +316,7 @@ func writeGroup(w io.Writer, g dupGroupJSON) error {
 // distance, both fingerprints, and the heaviest features that differ.
 func (m *Main) runDupsShow(ctx context.Context, args []string) (err error) {
 	fset := m.newFlagSet("dups")
+	fset.Init("dups show", flag.ContinueOnError) // for `crawl help dups show` in a usage error
 	fset.Usage = func() {
 		fmt.Fprintf(fset.Output(), "Usage: crawl dups show [--data DIR] URL\n\n"+
 			"Explain why the page at URL was dropped: its extracted text beside the stored page's, with\n"+
@@ -322,15 +331,14 @@ func (m *Main) runDupsShow(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	if fset.NArg() == 0 {
-		fset.Usage()
-		return errors.New("dups show: want exactly one URL")
+		return usageErrorf(fset, "dups show: want exactly one URL")
 	}
 	target := fset.Arg(0)
 	if err := fset.Parse(fset.Args()[1:]); err != nil { // flags may also follow the URL
 		return err
 	}
 	if fset.NArg() > 0 {
-		return fmt.Errorf("dups show: want exactly one URL, got also %q", fset.Arg(0))
+		return usageErrorf(fset, "dups show: want exactly one URL, got also %q", fset.Arg(0))
 	}
 	data, err := m.openData(cf, "dups show")
 	if err != nil {
@@ -341,6 +349,7 @@ func (m *Main) runDupsShow(ctx context.Context, args []string) (err error) {
 			err = fmt.Errorf("dups show: close: %w", cerr)
 		}
 	}()
+	defer data.Recover(&err)
 	d, err := findDrop(ctx, data.Store, target)
 	if err != nil {
 		return err
