@@ -29,6 +29,8 @@ var readmeSkips = []struct {
 	{"./crawl dedup --data corpus-data", "inputs of the reader's", false},
 	{"--from fps.txt", "fingerprint files of the reader's", false},
 	{"--batch new.txt", "fingerprint files of the reader's", false},
+	{"SIMCRAWL_BIG=1 go test", "the tests at full size (tens of minutes)", false},
+	{"./crawl serve --data demo-data", "the web view serves on port 8080 until Ctrl-C, and so does --ui; TestWebViewInBrowser and TestCrawlUI run them", true},
 }
 
 // The README's examples run in order, as a new user would type them in a

@@ -29,7 +29,8 @@ import (
 // the counts, looks for the highlighted word of the diff and the drawn
 // charts, labels pairs, downloads the pairs file and feeds it to
 // `crawl eval`. Screenshots go to the test's temp dir, or to
-// $WEBVIEW_SCREENSHOTS when set (how docs/webview-*.png were made).
+// $WEBVIEW_SCREENSHOTS when set (how internal/webview/doc/*.png were
+// made).
 
 // hostileMarkup is text a page may hold: a script, an element with a
 // handler, and a quote that would close an attribute.
