@@ -63,9 +63,15 @@ type Server struct {
 	pages map[string]*template.Template
 	mux   *http.ServeMux
 
-	mu   sync.Mutex // guards snap and mark, and serialises rebuilds
-	snap *snapshot
-	mark int64 // a live crawl's progress (progress) when snap was read
+	mu      sync.Mutex // guards snap, mark and reading, and serialises cheap reads
+	snap    *snapshot
+	mark    int64 // a live crawl's progress (progress) when snap was read
+	reading bool  // a background read of a live crawl is under way
+	readErr error // the last background read's error, reported by the next request
+	ctx     context.Context
+	cancel  context.CancelFunc
+	readers sync.WaitGroup // background reads; Close waits for them
+	cheap   time.Duration  // cheapRead (tests lower it)
 
 	fperOnce sync.Once // fper, scheme, fperErr: the first source's Fingerprinter
 	fper     *contentseen.Fingerprinter
@@ -86,7 +92,8 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{opts: o, pages: map[string]*template.Template{}, mux: http.NewServeMux()}
+	s := &Server{opts: o, pages: map[string]*template.Template{}, mux: http.NewServeMux(), cheap: cheapRead}
+	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	layout, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
 	if err != nil {
 		return nil, fmt.Errorf("webview: %w", err)
@@ -131,28 +138,60 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // cheapRead is the snapshot read time below which a live view reads
-// again on every request after the crawl progressed: a small crawl's view
-// is always current, a large one's costs a read per Options.Refresh.
+// again within the request after the crawl progressed: a small crawl's
+// view is always current. A larger one is read again in the background,
+// at most once per Options.Refresh, while requests get the last snapshot.
 const cheapRead = 50 * time.Millisecond
 
-// snapshot returns the current snapshot, reading the sources again first
-// when a live crawl has progressed since and the read is cheap or the
-// snapshot older than Options.Refresh.
+// snapshot returns the current snapshot of the sources. For a live crawl
+// that has progressed since the last read, it reads them again first when
+// that is cheap, else starts a background read when the snapshot is older
+// than Options.Refresh.
 func (s *Server) snapshot(ctx context.Context) (*snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.opts.Live == nil {
 		return s.snap, nil
 	}
+	if err := s.readErr; err != nil {
+		s.readErr = nil
+		return nil, err
+	}
 	mark := progress(s.opts.Live.Stats())
-	if mark != s.mark && (s.snap.buildTime < cheapRead || time.Since(s.snap.built) > s.opts.Refresh) {
+	switch {
+	case mark == s.mark || s.reading:
+	case s.snap.buildTime < s.cheap:
 		snap, err := build(ctx, s.opts.Sources, s.opts.K)
 		if err != nil {
 			return nil, err
 		}
 		s.snap, s.mark = snap, mark
+	case time.Since(s.snap.built) > s.opts.Refresh:
+		s.reading = true
+		s.readers.Add(1)
+		go func() {
+			defer s.readers.Done()
+			snap, err := build(s.ctx, s.opts.Sources, s.opts.K)
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.reading = false
+			if err != nil {
+				if s.ctx.Err() == nil {
+					s.readErr = err
+				}
+				return
+			}
+			s.snap, s.mark = snap, mark
+		}()
 	}
 	return s.snap, nil
+}
+
+// Close stops a background read of a live crawl and waits for it; call it
+// after the last request, before the sources are closed.
+func (s *Server) Close() {
+	s.cancel()
+	s.readers.Wait()
 }
 
 // progress sums the counters a crawl moves after each commit, so that a
