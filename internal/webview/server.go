@@ -80,8 +80,9 @@ type Server struct {
 }
 
 // New reads the sources and returns a Server. Reading costs one pass over
-// every page and drop header (about 1 s for 100,000 drops here); after it
-// every list page is served from memory.
+// every page and drop header (BenchmarkNew: 6 s for 100,000 drops on the
+// shared 2-core test machine at load 25, 190 MB allocated); after it every
+// list page is served from memory.
 func New(ctx context.Context, o Options) (*Server, error) {
 	if len(o.Sources) == 0 {
 		return nil, errors.New("webview: no data directory")
