@@ -25,7 +25,7 @@ type Main struct {
 	// badFlags is the flag set whose parse failed in this Run, if any: the
 	// command's error is then a usage error.
 	badFlags *flag.FlagSet
-	uiAddr string // crawl --ui: where the crawl serves its web view, "" for none
+	uiAddr   string // crawl --ui: where the crawl serves its web view, "" for none
 }
 
 // NewMain returns a Main wired to the process's standard streams.
