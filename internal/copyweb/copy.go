@@ -44,7 +44,7 @@ func (b *builder) copyOf(k Kind, f *Page) (*Page, bool, error) {
 	case Retitle, ShortRetitle:
 		p.retitle(pick(b.rng, s.headlines))
 	case EditWords:
-		if p.editWords(b.rng, 0.01+0.02*b.rng.Float64()) == 0 {
+		if p.editWords(b.rng, 0.01+0.02*b.rng.Float64(), 0.5) == 0 {
 			return nil, false, nil
 		}
 	case DropParagraph:

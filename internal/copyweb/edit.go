@@ -13,13 +13,17 @@ import (
 // segmented Chinese averages about 1.7 characters a word.
 const wordsPerHan = 1.7
 
-// editWords changes about share of the words of the article's text: a word
-// is replaced by another word of the same article or deleted (in text
-// without spaces, a character by another character of the article). It
-// returns the number of edits.
-func (p *page) editWords(rng *rand.Rand, share float64) int {
-	nodes := textNodes(p.content)
-	all := textOf(p.content)
+// editWords changes about share of the words of the article's paragraphs:
+// a word is deleted or replaced, with newWords of the replacements a word
+// the article does not have (fillerWords) and the rest another word of the
+// article. Text without spaces is edited a Han character at a time
+// (fillerHan). It returns the number of edits.
+func (p *page) editWords(rng *rand.Rand, share, newWords float64) int {
+	var nodes []*html.Node
+	for _, q := range p.paras {
+		nodes = append(nodes, textNodes(q)...)
+	}
+	all := p.paraText()
 	edits := 0
 	if spaced(all) {
 		vocab := strings.Fields(all)
@@ -32,8 +36,12 @@ func (p *page) editWords(rng *rand.Rand, share float64) int {
 					continue
 				}
 				edits++
-				if rng.IntN(5) < 3 {
-					out = append(out, vocab[rng.IntN(len(vocab))])
+				switch {
+				case rng.IntN(5) >= 3: // deleted
+				case rng.Float64() < newWords:
+					out = append(out, pick(rng, fillerWords))
+				default:
+					out = append(out, pick(rng, vocab))
 				}
 			}
 			n.Data = " " + strings.Join(out, " ") + " "
@@ -58,8 +66,12 @@ func (p *page) editWords(rng *rand.Rand, share float64) int {
 				continue
 			}
 			edits++
-			if rng.IntN(5) < 3 {
-				b.WriteRune(han[rng.IntN(len(han))])
+			switch {
+			case rng.IntN(5) >= 3: // deleted
+			case rng.Float64() < newWords:
+				b.WriteRune(pick(rng, fillerHan))
+			default:
+				b.WriteRune(pick(rng, han))
 			}
 		}
 		n.Data = b.String()

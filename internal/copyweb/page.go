@@ -32,6 +32,16 @@ func parsePage(b []byte) (*page, error) {
 	return p, nil
 }
 
+// paraText is the text of the article's paragraphs.
+func (p *page) paraText() string {
+	var b strings.Builder
+	for _, q := range p.paras {
+		b.WriteString(textOf(q))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
 func (p *page) render() []byte {
 	var buf bytes.Buffer
 	if err := html.Render(&buf, p.root); err != nil {
@@ -40,53 +50,50 @@ func (p *page) render() []byte {
 	return buf.Bytes()
 }
 
-// contentNode returns the element whose paragraphs hold the most text: each
-// paragraph of 20 or more characters counts its length for its parent and
-// half of it for the grandparent.
+// contentNode returns the deepest element holding at least 60% of the
+// page's paragraph text (paragraphs of 20 or more characters): the article,
+// even when a site splits it over many blocks, without the sidebars.
 func contentNode(root *html.Node) *html.Node {
-	score := map[*html.Node]int{}
-	var best *html.Node
+	under := map[*html.Node]int{} // paragraph text under each element
+	total := 0
 	walk(root, func(n *html.Node) bool {
 		if skipped(n) {
 			return false
 		}
-		if n.DataAtom != atom.P || n.Parent == nil {
+		if n.DataAtom != atom.P {
 			return true
 		}
 		l := utf8.RuneCountInString(collapse(textOf(n)))
 		if l < 20 {
 			return false
 		}
-		score[n.Parent] += l
-		if g := n.Parent.Parent; g != nil && g.Type == html.ElementNode {
-			score[g] += l / 2
+		total += l
+		for a := n.Parent; a != nil && a.Type == html.ElementNode; a = a.Parent {
+			under[a] += l
 		}
 		return false
 	})
-	for n, s := range score {
-		if best == nil || s > score[best] || s == score[best] && order(n) < order(best) {
-			best = n
-		}
+	if total == 0 {
+		return nil
 	}
-	return best
-}
-
-// order is n's position in document order, to break ties in a map walk.
-func order(n *html.Node) int {
-	i := 0
-	for c := n; c != nil; {
-		switch {
-		case c.PrevSibling != nil:
-			c = c.PrevSibling
-			for c.LastChild != nil {
-				c = c.LastChild
+	cur := root // descend while one child holds 60% (at most one can)
+	for {
+		var next *html.Node
+		for c := cur.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && under[c]*10 >= total*6 {
+				next = c
+				break
 			}
-		default:
-			c = c.Parent
 		}
-		i++
+		if next == nil {
+			break
+		}
+		cur = next
 	}
-	return i
+	if cur.Type != html.ElementNode {
+		return nil
+	}
+	return cur
 }
 
 // paragraphs returns the <p> elements under n with 20 or more characters.

@@ -23,7 +23,7 @@ func scoreWeb() *Web {
 	return w
 }
 
-func stored(id uint64) *Outcome { return &Outcome{Stored: true, StoreID: id} }
+func stored(id uint64) *Outcome  { return &Outcome{Stored: true, StoreID: id} }
 func dropped(of string) *Outcome { return &Outcome{Dropped: true, DuplicateOf: of} }
 
 func TestScore(t *testing.T) {

@@ -105,6 +105,13 @@ var snippetSets = map[string]*snippets{
 }
 
 // fillerWords replace words in edited and rewritten copies of pages in
-// languages written with spaces (a copy editor's choice of word, not a
-// language model's).
-var fillerWords = []string{"notably", "indeed", "recently", "largely", "several", "new", "local", "major", "early", "later", "still", "also", "often", "nearly", "about", "around", "other", "certain", "public", "official"}
+// languages written with spaces, fillerHan characters in Chinese: words a
+// rewrite brings in that the article did not have.
+var fillerWords = []string{"notably", "indeed", "recently", "largely", "several", "new", "local", "major", "early", "later",
+	"still", "also", "often", "nearly", "about", "around", "other", "certain", "public", "official", "meanwhile", "instead",
+	"according", "sources", "residents", "officials", "plans", "reported", "confirmed", "expected", "week", "month", "region",
+	"district", "company", "agency", "board", "review", "decision", "question", "answer", "result", "figure", "share",
+	"growth", "decline", "support", "concern", "debate", "proposal", "measure", "effort", "challenge", "change", "future",
+	"history", "season", "market", "price", "service", "project"}
+
+var fillerHan = []rune("据悉此外近日目前相关方面表示认为进一步加强推动发展工作情况问题记者了解到部门负责人介绍今年以来全面持续有效落实措施同时继续积极稳步提升")

@@ -66,19 +66,20 @@ type candidate struct {
 }
 
 // candidateOf reports whether s is good for making copies of: an article
-// of at least three paragraphs and 150 words (300 Han characters), no
-// noindex.
+// of at least three paragraphs and 150 words (300 Han characters), which
+// hold most of its text (edits change paragraphs), and no noindex.
 func candidateOf(s Source) (candidate, bool) {
 	p, err := parsePage(s.HTML)
 	if err != nil || p.content == nil || len(p.paras) < 3 || noindex(p.root) {
 		return candidate{}, false
 	}
-	txt := collapse(textOf(p.content))
-	long := len(strings.Fields(txt)) >= 150
-	if !spaced(txt) {
-		long = utf8.RuneCountInString(txt) >= 300
+	txt, paras := collapse(textOf(p.content)), collapse(p.paraText())
+	long := len(strings.Fields(paras)) >= 150
+	if !spaced(paras) {
+		long = utf8.RuneCountInString(paras) >= 300
 	}
-	return candidate{src: s, lang: language(p.root, txt), paras: len(p.paras), title: p.title(), text: txt}, long
+	mostly := len(paras)*10 >= len(txt)*7
+	return candidate{src: s, lang: language(p.root, paras), paras: len(p.paras), title: p.title(), text: txt}, long && mostly
 }
 
 // hanRunes counts the Han characters of b, up to limit.
