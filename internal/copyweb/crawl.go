@@ -27,6 +27,7 @@ func CrawlOptions(seed, dataDir string) (crawler.Options, error) {
 		return crawler.Options{}, fmt.Errorf("copyweb: %w", err)
 	}
 	fetch := crawler.DefaultFetchOptions()
+	fetch.RobotsTTL = 0 // the config has no key for it: the crawler's default
 	return crawler.Options{
 		Seeds:         []string{seed},
 		DataDir:       dataDir,
