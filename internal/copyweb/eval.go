@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+
+	"github.com/simcrawl/simcrawl/crawler"
 )
 
 // Bounded is the web the CI test crawls: every same-template page, 50
@@ -15,9 +17,10 @@ var Bounded = Config{Seed: 1, Originals: 50, PerKind: 8, ShortPages: 12}
 var Big = Config{Seed: 1, Originals: 0, PerKind: 60, ShortPages: 80}
 
 // Evaluate generates the web of cfg from the corpus under corpusDir,
-// crawls it with CrawlOptions into a new temporary data directory under
-// tmpDir (removed afterwards), and scores the outcome.
-func Evaluate(ctx context.Context, corpusDir, tmpDir string, cfg Config) (*Web, *Report, error) {
+// crawls it with opts (CrawlOptions when nil; seed and data directory are
+// set here) into a new temporary data directory under tmpDir (removed
+// afterwards), and scores the outcome.
+func Evaluate(ctx context.Context, corpusDir, tmpDir string, cfg Config, opts *crawler.Options) (*Web, *Report, error) {
 	sources, err := LoadCorpus(corpusDir)
 	if err != nil {
 		return nil, nil, err
@@ -30,7 +33,7 @@ func Evaluate(ctx context.Context, corpusDir, tmpDir string, cfg Config) (*Web, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("copyweb: %w", err)
 	}
-	out, err := Crawl(ctx, w, dir, nil)
+	out, err := Crawl(ctx, w, dir, opts)
 	if rerr := os.RemoveAll(dir); err == nil && rerr != nil {
 		err = fmt.Errorf("copyweb: %w", rerr)
 	}

@@ -41,7 +41,7 @@ func checkQuality(t *testing.T, cfg Config) {
 		t.Skip("no ../shared/corpus")
 	}
 	start := time.Now()
-	_, rep, err := Evaluate(context.Background(), corpusDir, t.TempDir(), cfg)
+	_, rep, err := Evaluate(context.Background(), corpusDir, t.TempDir(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

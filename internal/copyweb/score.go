@@ -142,7 +142,11 @@ func (rep *Report) WriteTable(w io.Writer) error {
 // distance.
 func (rep *Report) WriteMisses(w io.Writer) error {
 	for _, m := range rep.Misses {
-		if _, err := fmt.Fprintf(w, "%s %-14s %-6s of %-6s other %-6s dist %2d %s %s\n", m.What, m.Page.Kind, m.Page.ID, m.Page.Of, m.Other, m.Distance, m.Reason, m.Page.Source); err != nil {
+		dist := fmt.Sprint(m.Distance)
+		if m.Distance < 0 {
+			dist = "thin" // no fingerprint: too little text extracted
+		}
+		if _, err := fmt.Fprintf(w, "%s %-14s %-6s of %-6s other %-6s dist %4s %s %s\n", m.What, m.Page.Kind, m.Page.ID, m.Page.Of, m.Other, dist, m.Reason, m.Page.Source); err != nil {
 			return err
 		}
 	}

@@ -1,7 +1,9 @@
 package copyweb
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -158,4 +160,22 @@ func (w *Web) add(p *Page) error {
 	w.byID[p.ID] = p
 	w.Pages = append(w.Pages, p)
 	return nil
+}
+
+// WriteTruth writes the ground truth as tab-separated lines: ID, kind,
+// cluster, the ID it was made from ("-" for none), the corpus source ("-"
+// for none) and the title. Pages of one cluster are copies of each other.
+func (w *Web) WriteTruth(out io.Writer) error {
+	dash := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return s
+	}
+	bw := bufio.NewWriter(out)
+	fmt.Fprintln(bw, "id\tkind\tcluster\tof\tsource\ttitle")
+	for _, p := range w.Pages {
+		fmt.Fprintf(bw, "%s\t%s\t%d\t%s\t%s\t%s\n", p.ID, p.Kind, p.Cluster, dash(p.Of), dash(p.Source), strings.ReplaceAll(p.Title, "\t", " "))
+	}
+	return bw.Flush()
 }

@@ -32,6 +32,9 @@ func run(ctx context.Context, args []string) error {
 	big := fs.Bool("big", false, "every usable corpus page and 60 copies per kind (minutes)")
 	seed := fs.Uint64("seed", 1, "seed of the web")
 	misses := fs.Bool("misses", false, "list every wrong decision")
+	truth := fs.String("truth", "", "write the ground truth (TSV) to this file")
+	k := fs.Int("k", -1, "near-duplicate threshold instead of the default's")
+	layout := fs.String("layout", "", "index layout instead of the default's (a larger k needs one)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -40,9 +43,24 @@ func run(ctx context.Context, args []string) error {
 		cfg = copyweb.Big
 	}
 	cfg.Seed = *seed
-	_, rep, err := copyweb.Evaluate(ctx, *corpus, "", cfg)
+	opts, err := copyweb.CrawlOptions("", "")
 	if err != nil {
 		return err
+	}
+	if *k >= 0 {
+		opts.K = *k
+	}
+	if *layout != "" {
+		opts.Layout = *layout
+	}
+	w, rep, err := copyweb.Evaluate(ctx, *corpus, "", cfg, &opts)
+	if err != nil {
+		return err
+	}
+	if *truth != "" {
+		if err := writeTruth(w, *truth); err != nil {
+			return err
+		}
 	}
 	if err := rep.WriteTable(os.Stdout); err != nil {
 		return err
@@ -52,4 +70,16 @@ func run(ctx context.Context, args []string) error {
 		return rep.WriteMisses(os.Stdout)
 	}
 	return nil
+}
+
+func writeTruth(w *copyweb.Web, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := w.WriteTruth(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
