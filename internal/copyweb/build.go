@@ -86,7 +86,7 @@ func (b *builder) build(sources []Source) error {
 	// short page is an excerpt of another page of the web.
 	var shorts []candidate
 	for i := 0; len(shorts) < b.cfg.ShortPages && i < 2*b.cfg.ShortPages+2; i++ {
-		if c, ok := take(i%2 == 0); ok {
+		if c, ok := take(i%3 == 0); ok { // a third Chinese: the corpus has few
 			shorts = append(shorts, c)
 		}
 	}

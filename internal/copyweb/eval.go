@@ -14,7 +14,7 @@ var Bounded = Config{Seed: 1, Originals: 50, PerKind: 8, ShortPages: 12}
 
 // Big takes every usable corpus page as an original and makes 60 copies of
 // each kind: a few thousand pages, minutes of crawling.
-var Big = Config{Seed: 1, Originals: 0, PerKind: 60, ShortPages: 80}
+var Big = Config{Seed: 1, Originals: 0, PerKind: 60, ShortPages: 40}
 
 // Evaluate generates the web of cfg from the corpus under corpusDir,
 // crawls it with opts (CrawlOptions when nil; seed and data directory are
