@@ -31,15 +31,14 @@ func (b *builder) cluster() int { b.clusters++; return b.clusters }
 // when it is asked for, so that a small web does not parse the corpus.
 type picker struct {
 	srcs []Source
-	seen map[string]bool // article texts handed out
+	seen *articleIndex // articles handed out by every picker
 }
 
 func (pk *picker) next() (candidate, bool) {
 	for len(pk.srcs) > 0 {
 		s := pk.srcs[0]
 		pk.srcs = pk.srcs[1:]
-		if c, ok := candidateOf(s); ok && !pk.seen[c.text] {
-			pk.seen[c.text] = true
+		if c, ok := candidateOf(s); ok && !pk.seen.seen(shingles(c.text)) {
 			return c, true
 		}
 	}
@@ -60,7 +59,7 @@ func (b *builder) build(sources []Source) error {
 			rest = append(rest, s)
 		}
 	}
-	seen := map[string]bool{}
+	seen := &articleIndex{}
 	all := &picker{srcs: tmplSrc, seen: seen}
 	var tmpl, zh, other []candidate
 	for c, ok := all.next(); ok; c, ok = all.next() {

@@ -38,9 +38,10 @@ func ratio(a, b int) float64 {
 
 // A Miss is one wrong decision, for the detailed listing.
 type Miss struct {
-	Page  *Page
-	What  string // "FN" or "FP"
-	Other string // FN: the stored page of the cluster kept first; FP: the page it was dropped for
+	Page        *Page
+	What        string // "FN" or "FP"
+	Other       string // FN: the stored page of the cluster kept first; FP: the page it was dropped for
+	OtherSource string // the corpus page behind Other
 	// Distance between the two pages' fingerprints (FN), or the drop's
 	// distance (FP); -1 when unknown (a thin page has no fingerprint).
 	Distance int
@@ -93,7 +94,7 @@ func Score(w *Web, out map[string]*Outcome) *Report {
 				// an original dropped as a copy of its copy, which is kept
 			default:
 				r.FP++
-				rep.Misses = append(rep.Misses, Miss{Page: p, What: "FP", Other: o.DuplicateOf, Distance: o.Distance, Reason: o.Reason})
+				rep.Misses = append(rep.Misses, Miss{Page: p, What: "FP", Other: o.DuplicateOf, OtherSource: sourceOf(w, o.DuplicateOf), Distance: o.Distance, Reason: o.Reason})
 			}
 		case !p.Kind.Positive():
 			r.Kept++
@@ -102,7 +103,7 @@ func Score(w *Web, out map[string]*Outcome) *Report {
 		default:
 			r.FN++
 			k := keeper[p.Cluster]
-			rep.Misses = append(rep.Misses, Miss{Page: p, What: "FN", Other: k.ID, Distance: distance(o, out[k.ID])})
+			rep.Misses = append(rep.Misses, Miss{Page: p, What: "FN", Other: k.ID, OtherSource: k.Source, Distance: distance(o, out[k.ID])})
 		}
 	}
 	for _, k := range slices.Concat(CopyKinds, KeepKinds) {
@@ -118,6 +119,13 @@ func Score(w *Web, out map[string]*Outcome) *Report {
 	}
 	rep.Total.Kind = "all"
 	return rep
+}
+
+func sourceOf(w *Web, id string) string {
+	if p := w.Page(id); p != nil {
+		return p.Source
+	}
+	return ""
 }
 
 func distance(a, b *Outcome) int {
@@ -146,7 +154,15 @@ func (rep *Report) WriteMisses(w io.Writer) error {
 		if m.Distance < 0 {
 			dist = "thin" // no fingerprint: too little text extracted
 		}
-		if _, err := fmt.Fprintf(w, "%s %-14s %-6s of %-6s other %-6s dist %4s %s %s\n", m.What, m.Page.Kind, m.Page.ID, m.Page.Of, m.Other, dist, m.Reason, m.Page.Source); err != nil {
+		if _, err := fmt.Fprintf(w, "%s %-14s %-6s of %-6s other %-6s dist %4s %-5s %s", m.What, m.Page.Kind, m.Page.ID, m.Page.Of, m.Other, dist, m.Reason, m.Page.Source); err != nil {
+			return err
+		}
+		if m.OtherSource != "" && m.OtherSource != m.Page.Source {
+			if _, err := fmt.Fprintf(w, " (other: %s)", m.OtherSource); err != nil {
+				return err
+			}
+		}
+		if _, err := fmt.Fprintln(w); err != nil {
 			return err
 		}
 	}

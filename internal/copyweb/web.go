@@ -64,7 +64,7 @@ type candidate struct {
 	lang  string
 	paras int
 	title string
-	text  string // the article's text, to leave out a page seen before
+	text  string // the article's paragraphs, to leave out an article seen before
 }
 
 // candidateOf reports whether s is good for making copies of: an article
@@ -81,7 +81,7 @@ func candidateOf(s Source) (candidate, bool) {
 		long = utf8.RuneCountInString(paras) >= 300
 	}
 	mostly := len(paras)*10 >= len(txt)*7
-	return candidate{src: s, lang: language(p.root, paras), paras: len(p.paras), title: p.title(), text: txt}, long && mostly
+	return candidate{src: s, lang: language(p.root, paras), paras: len(p.paras), title: p.title(), text: paras}, long && mostly
 }
 
 // hanRunes counts the Han characters of b, up to limit.
