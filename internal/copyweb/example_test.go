@@ -11,13 +11,20 @@ import (
 // Build a web of copies from two articles of our own and count its pages
 // by kind.
 func ExampleGenerate() {
+	stories := map[string]string{
+		"the harbour": "Repairs to pier %d of the harbour began on day %d, and the crews counted %d broken planks before noon while gulls watched from the cranes.",
+		"the orchard": "In row %d of the orchard the pickers filled %d crates by lunchtime, and the cider press on the hill ran until %d minutes past six.",
+	}
 	var sources []copyweb.Source
 	for i, topic := range []string{"the harbour", "the orchard"} {
 		var b strings.Builder
 		b.WriteString("<html><head><title>News about " + topic + "</title></head><body><nav>Home · News</nav><article>")
 		for p := range 6 {
-			fmt.Fprintf(&b, "<p>Paragraph %d of story %d: this week %s saw repairs, visitors, new rules, long debates and a "+
-				"great deal of rain, and residents said they wanted more of the first two and less of the rest.</p>", p+1, i+1, topic)
+			b.WriteString("<p>")
+			for s := range 3 {
+				fmt.Fprintf(&b, stories[topic]+" ", p+1, 3*p+s, 7*p+s+11)
+			}
+			b.WriteString("</p>")
 		}
 		b.WriteString("</article><footer>Example Gazette</footer></body></html>")
 		sources = append(sources, copyweb.Source{ID: fmt.Sprintf("own/%d.html", i), HTML: []byte(b.String())})

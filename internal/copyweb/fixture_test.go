@@ -2,6 +2,7 @@ package copyweb
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 )
 
@@ -24,14 +25,14 @@ func fixtureArticle(lang string, n int) Source {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<!DOCTYPE html><html lang=%q><head><meta charset=\"utf-8\"><title>Fixture story %d</title></head><body>", lang, n)
 	b.WriteString(`<nav><a href="/">Home</a> <a href="/news">News</a></nav><article><h1>Fixture story</h1>`)
-	for p := range 8 {
+	rng := rand.New(rand.NewPCG(uint64(n), 1)) // each article its own sentences
+	for range 8 {
 		b.WriteString("<p>")
-		for s := range 4 {
-			i := n*7 + p*3 + s
+		for range 4 {
 			if lang == "zh" {
-				fmt.Fprintf(&b, "%s%s%s%s，涉及%d户居民。", zhSubjects[i%8], zhTails[(i/3)%6], zhVerbs[(i/2)%8], zhObjects[(i*5)%8], 10+i)
+				fmt.Fprintf(&b, "%s%s%s%s，涉及%d户居民。", pick(rng, zhSubjects), pick(rng, zhTails), pick(rng, zhVerbs), pick(rng, zhObjects), 10+rng.IntN(900))
 			} else {
-				fmt.Fprintf(&b, "%s %s %s %s, said %d residents. ", fxSubjects[i%8], fxVerbs[(i/2)%8], fxObjects[(i*5)%8], fxTails[(i/3)%6], 10+i)
+				fmt.Fprintf(&b, "%s %s %s %s, said %d residents. ", pick(rng, fxSubjects), pick(rng, fxVerbs), pick(rng, fxObjects), pick(rng, fxTails), 10+rng.IntN(900))
 			}
 		}
 		b.WriteString("</p>")
