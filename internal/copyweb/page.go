@@ -2,6 +2,7 @@ package copyweb
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -57,7 +58,7 @@ func contentNode(root *html.Node) *html.Node {
 	under := map[*html.Node]int{} // paragraph text under each element
 	total := 0
 	walk(root, func(n *html.Node) bool {
-		if skipped(n) {
+		if skipped(n) || aside(n) {
 			return false
 		}
 		if n.DataAtom != atom.P {
@@ -100,7 +101,7 @@ func contentNode(root *html.Node) *html.Node {
 func paragraphs(n *html.Node) []*html.Node {
 	var out []*html.Node
 	walk(n, func(c *html.Node) bool {
-		if skipped(c) {
+		if skipped(c) || c != n && aside(c) {
 			return false
 		}
 		if c.DataAtom == atom.P {
@@ -116,6 +117,26 @@ func paragraphs(n *html.Node) []*html.Node {
 
 func skipped(n *html.Node) bool {
 	return n.Type == html.ElementNode && (n.DataAtom == atom.Script || n.DataAtom == atom.Style || n.DataAtom == atom.Noscript || n.DataAtom == atom.Template)
+}
+
+// notArticle matches the class or id of blocks whose paragraphs are not the
+// article's: a long comment thread must not pull the article's element up
+// to one holding the comments too.
+var notArticle = regexp.MustCompile(`(?i)comment|respond|reply|sidebar|footer|related`)
+
+func aside(n *html.Node) bool {
+	if n.Type != html.ElementNode {
+		return false
+	}
+	if n.DataAtom == atom.Aside || n.DataAtom == atom.Footer || n.DataAtom == atom.Nav {
+		return true
+	}
+	for _, a := range n.Attr {
+		if (a.Key == "class" || a.Key == "id") && notArticle.MatchString(a.Val) {
+			return true
+		}
+	}
+	return false
 }
 
 // walk calls fn on n and, while fn returns true, on its descendants.
