@@ -60,9 +60,13 @@ func (b *builder) build(sources []Source) error {
 		}
 	}
 	seen := &articleIndex{}
-	all := &picker{srcs: tmplSrc, seen: seen}
+	// Every page on a shared template is kept, as the hardest negative;
+	// copies are made of those whose article we found.
 	var tmpl, zh, other []candidate
-	for c, ok := all.next(); ok; c, ok = all.next() {
+	copyable := map[string]bool{}
+	for _, s := range tmplSrc {
+		c, ok := candidateOf(s)
+		copyable[s.ID] = ok && !seen.seen(shingles(c.text))
 		tmpl = append(tmpl, c)
 	}
 	zhPick := &picker{srcs: shuffled(b.rng, zhLike), seen: seen}
@@ -109,12 +113,12 @@ func (b *builder) build(sources []Source) error {
 	}
 	var originals []*Page
 	for _, c := range slices.Concat(tmpl, zh, other) {
-		kind := Original
+		kind, ok := Original, true
 		if c.src.Template != "" {
-			kind = SameTemplate
+			kind, ok = SameTemplate, copyable[c.src.ID]
 		}
 		p := &Page{ID: b.id("o"), Kind: kind, Cluster: b.cluster(), Source: c.src.ID, Title: c.title,
-			Body: c.src.HTML, ContentType: utf8HTML, html: c.src.HTML, lang: c.lang}
+			Body: c.src.HTML, ContentType: utf8HTML, html: c.src.HTML, lang: c.lang, copyable: ok}
 		if err := b.web.add(p); err != nil {
 			return err
 		}
@@ -154,6 +158,9 @@ func (b *builder) copies(k Kind, from []*Page, n int) ([]*Page, error) {
 	for _, f := range shuffled(b.rng, from) {
 		if len(out) == n {
 			break
+		}
+		if !f.copyable {
+			continue
 		}
 		p, ok, err := b.copyOf(k, f)
 		if err != nil {
@@ -204,7 +211,13 @@ func (b *builder) chains(copies []*Page) error {
 // rewrites makes PerKind pages with 30-40% of an original's words
 // changed: different texts, each its own cluster.
 func (b *builder) rewrites(originals []*Page) error {
-	for _, o := range shuffled(b.rng, originals)[:min(len(originals), b.cfg.PerKind)] {
+	var from []*Page
+	for _, o := range originals {
+		if o.copyable {
+			from = append(from, o)
+		}
+	}
+	for _, o := range shuffled(b.rng, from)[:min(len(from), b.cfg.PerKind)] {
 		p, err := parsePage(o.html)
 		if err != nil {
 			return fmt.Errorf("copyweb: parse %s: %w", o.ID, err)

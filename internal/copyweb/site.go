@@ -57,7 +57,7 @@ func (b *builder) shortPages(cands []candidate) ([]*Page, error) {
 			return nil, fmt.Errorf("copyweb: short page: %w", err)
 		}
 		pg := &Page{ID: b.id("s"), Kind: Short, Cluster: b.cluster(), Source: c.src.ID, Title: c.title,
-			Body: buf.Bytes(), ContentType: utf8HTML, html: buf.Bytes(), lang: c.lang}
+			Body: buf.Bytes(), ContentType: utf8HTML, html: buf.Bytes(), lang: c.lang, copyable: true}
 		if err := b.web.add(pg); err != nil {
 			return nil, err
 		}

@@ -39,8 +39,9 @@ type Page struct {
 	Body        []byte
 	ContentType string
 
-	html []byte // the UTF-8 page before any re-encoding, for copies of copies
-	lang string
+	html     []byte // the UTF-8 page before any re-encoding, for copies of copies
+	lang     string
+	copyable bool // an original whose article we found: copies are made of it
 }
 
 // Path is the page's path and query on the server.
@@ -69,19 +70,31 @@ type candidate struct {
 
 // candidateOf reports whether s is good for making copies of: an article
 // of at least three paragraphs and 150 words (300 Han characters), which
-// hold most of its text (edits change paragraphs), and no noindex.
+// hold most of its text (edits change paragraphs) and a tenth of the
+// page's, and no noindex.
+//
+// The candidate is filled in whenever the page parses, for pages kept as
+// negatives whatever their shape.
 func candidateOf(s Source) (candidate, bool) {
 	p, err := parsePage(s.HTML)
-	if err != nil || p.content == nil || len(p.paras) < 3 || noindex(p.root) {
-		return candidate{}, false
+	if err != nil {
+		return candidate{src: s, lang: "en"}, false
+	}
+	if p.content == nil {
+		txt := collapse(textOf(p.root))
+		return candidate{src: s, lang: language(p.root, txt), title: p.title(), text: txt}, false
 	}
 	txt, paras := collapse(textOf(p.content)), collapse(p.paraText())
 	long := len(strings.Fields(paras)) >= 150
 	if !spaced(paras) {
 		long = utf8.RuneCountInString(paras) >= 300
 	}
-	mostly := len(paras)*10 >= len(txt)*7
-	return candidate{src: s, lang: language(p.root, paras), paras: len(p.paras), title: p.title(), text: paras}, long && mostly
+	// The paragraphs hold most of the article's element and a tenth of the
+	// page: an article written in <div>s and <br>s is not the element we
+	// found, and edits to it would miss the article.
+	mostly := len(paras)*10 >= len(txt)*7 && len(paras)*10 >= len(collapse(textOf(p.root)))
+	c := candidate{src: s, lang: language(p.root, paras), paras: len(p.paras), title: p.title(), text: paras}
+	return c, len(p.paras) >= 3 && long && mostly && !noindex(p.root)
 }
 
 // hanRunes counts the Han characters of b, up to limit.
