@@ -14,7 +14,7 @@ import (
 // dropTags are removed wherever they are: they never hold article text.
 // The tag maps are keyed by name, not atom: readability renames elements
 // (div to p) by changing Data and leaves DataAtom stale.
-var dropTags = setOf("script style noscript template iframe svg canvas object embed button input select textarea dialog time link meta")
+var dropTags = setOf("script style template iframe svg canvas object embed button input select textarea dialog time link meta")
 
 // chromeTags are page chrome. They are removed unless they hold most of the
 // text (some sites wrap the whole page in <header> or <aside>).
@@ -27,6 +27,12 @@ func setOf(names string) map[string]bool {
 	}
 	return m
 }
+
+// noscriptText is the text (non-space bytes) a <noscript> must hold to be
+// kept: the page is parsed as a browser without scripts sees it, so a
+// blog whose article is rendered by a script and repeated in <noscript>
+// keeps it, while "please enable JavaScript" notes and tracking pixels go.
+const noscriptText = 200
 
 // markers are class and id tokens that mark boilerplate. Tokens are the
 // lower-cased parts of a class or id split at non-alphanumerics and at
@@ -49,17 +55,36 @@ func init() {
 	`) {
 		markers[m] = true
 	}
+	for _, m := range strings.Fields(`
+		share shares sharing sharethis addthis social socials sns fenxiang
+		byline dateline timestamp pubdate datetime date
+		counter counters viewcount views pageviews hits readcount
+		feed promo
+	`) {
+		softMarkers[m] = true
+	}
 }
+
+// softMarkers are the markers that also name containers of article text:
+// a theme's content div with class "entry share", a blog's "date-posts"
+// wrapper, a test report's "Section--Ads". An element marked only with
+// them is kept when it holds prose (see prose).
+var softMarkers = map[string]bool{}
 
 // cleaner removes boilerplate from one tree.
 type cleaner struct {
 	total int // text bytes of the whole tree, for the "most of the text" guard
+	// holders are the elements that contain the article: the ancestors
+	// of an articleBody, main or sizeable article element. They are not
+	// removed for their class ("theiaStickySidebar", "date-outer").
+	holders map[*html.Node]bool
 }
 
 // clean removes boilerplate below root and returns the text bytes that
 // were there before.
 func clean(root *html.Node) int {
-	c := cleaner{total: textLen(root)}
+	c := cleaner{total: textLen(root), holders: make(map[*html.Node]bool)}
+	c.findHolders(root)
 	c.walk(root)
 	return c.total
 }
@@ -85,13 +110,98 @@ func (c *cleaner) drop(n *html.Node) bool {
 	if dropTags[n.Data] {
 		return true
 	}
-	if protected(n) {
+	if n.Data == "noscript" {
+		return textLen(n) < noscriptText
+	}
+	if protected(n) || c.holders[n] {
 		return false
 	}
-	if chromeTags[n.Data] || hidden(n) || role(n) || markedClass(n) {
+	if hidden(n) || role(n) {
 		return !c.mostText(n)
 	}
+	if chromeTags[n.Data] {
+		return !c.mostText(n) && !(n.Data == "header" && prose(n))
+	}
+	switch markedClass(n) {
+	case markHard:
+		return !c.mostText(n)
+	case markSoft:
+		return !c.mostText(n) && !prose(n)
+	}
 	return false
+}
+
+// findHolders marks the ancestors of the elements that hold the article.
+func (c *cleaner) findHolders(root *html.Node) {
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			if ch.Type != html.ElementNode || dropTags[ch.Data] {
+				continue
+			}
+			if c.holdsArticle(ch) {
+				for a := n; a != nil; a = a.Parent {
+					c.holders[a] = true
+				}
+			}
+			walk(ch)
+		}
+	}
+	walk(root)
+}
+
+// holdsArticle reports whether n is an article container worth keeping its
+// ancestors for: itemprop=articleBody, main or role=main with some text,
+// or an <article> with a quarter of the page's text (a list of teaser
+// <article>s in a "related" box has little text each).
+func (c *cleaner) holdsArticle(n *html.Node) bool {
+	switch {
+	case n.Data == "article":
+		return 4*textLen(n) >= c.total && prose(n)
+	case n.Data == "main" || attr(n, "role") == "main" || attr(n, "itemprop") == "articleBody":
+		return prose(n)
+	}
+	return false
+}
+
+// proseRun is the text (non-space bytes) a paragraph needs to count as
+// prose, and proseTotal what the paragraphs of an element must add up to.
+const (
+	proseRun   = 120
+	proseTotal = 400
+)
+
+// prose reports whether n holds article prose: paragraphs (p elements or
+// text runs of at least proseRun bytes outside links) adding up to
+// proseTotal bytes. Share bars, date lines, counters and link lists have
+// none.
+func prose(n *html.Node) bool {
+	sum := 0
+	var walk func(n *html.Node) bool
+	walk = func(n *html.Node) bool {
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			switch {
+			case ch.Type == html.TextNode:
+				if k := textLen(ch); k >= proseRun {
+					sum += k
+				}
+			case ch.Type != html.ElementNode || dropTags[ch.Data] || ch.Data == "a":
+			case ch.Data == "p":
+				if k := textLen(ch); k >= proseRun {
+					sum += k
+				}
+			default:
+				if walk(ch) {
+					return true
+				}
+			}
+			if sum >= proseTotal {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(n)
 }
 
 // mostText reports whether n holds more than half of the tree's text; such
@@ -140,20 +250,30 @@ func hidden(n *html.Node) bool {
 // id of more than three tokens is a slug made from a heading
 // ("sharing-with-a-single-developer" in generated docs), not a role, so it
 // is not looked at.
-func markedClass(n *html.Node) bool {
+func markedClass(n *html.Node) mark {
+	m := markNone
 	for _, a := range n.Attr {
 		if a.Namespace != "" {
 			continue
 		}
 		switch {
-		case a.Key == "class" && hasMarker(a.Val):
-			return true
-		case a.Key == "id" && tokenCount(a.Val) <= 3 && hasMarker(a.Val):
-			return true
+		case a.Key == "class":
+			m = max(m, hasMarker(a.Val))
+		case a.Key == "id" && tokenCount(a.Val) <= 3:
+			m = max(m, hasMarker(a.Val))
 		}
 	}
-	return false
+	return m
 }
+
+// mark is what the class and id tokens of an element say about it.
+type mark int
+
+const (
+	markNone mark = iota
+	markSoft      // only soft markers: boilerplate unless it holds prose
+	markHard      // a hard marker: boilerplate
+)
 
 // tokenCount counts the alphanumeric runs of s (camelCase humps aside).
 func tokenCount(s string) int {
@@ -170,13 +290,20 @@ func tokenCount(s string) int {
 }
 
 // hasMarker splits s into tokens without allocating and looks each up.
-func hasMarker(s string) bool {
+func hasMarker(s string) mark {
 	var buf [32]byte
 	n := 0
+	m := markNone
 	flush := func() bool {
-		hit := n > 0 && n <= len(buf) && markers[string(buf[:n])]
+		if n > 0 && n <= len(buf) && markers[string(buf[:n])] {
+			if softMarkers[string(buf[:n])] {
+				m = markSoft
+			} else {
+				m = markHard
+			}
+		}
 		n = 0
-		return hit
+		return m == markHard
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -186,12 +313,12 @@ func hasMarker(s string) bool {
 			// A hump starts a token unless the previous letter was upper
 			// case too ("AD", "NavBar" -> "nav", "bar").
 			if i > 0 && s[i-1] >= 'a' && s[i-1] <= 'z' && flush() {
-				return true
+				return m
 			}
 			c += 'a' - 'A'
 		default:
 			if flush() {
-				return true
+				return m
 			}
 			continue
 		}
@@ -200,7 +327,8 @@ func hasMarker(s string) bool {
 		}
 		n++
 	}
-	return flush()
+	flush()
+	return m
 }
 
 // textLen counts the non-space text bytes below n.

@@ -140,7 +140,7 @@ func TestHasMarker(t *testing.T) {
 		{"", false},
 	}
 	for _, tt := range tests {
-		if got := hasMarker(tt.s); got != tt.want {
+		if got := hasMarker(tt.s) != markNone; got != tt.want {
 			t.Errorf("hasMarker(%q) = %v, want %v", tt.s, got, tt.want)
 		}
 	}

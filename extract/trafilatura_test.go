@@ -151,3 +151,26 @@ func envInt(name string) int {
 	}
 	return n
 }
+
+// TestQualityTrafilaturaPage prints the text extracted from the benchmark
+// pages named in EXTRACT_PAGE (file names, comma-separated), for looking
+// at misses.
+func TestQualityTrafilaturaPage(t *testing.T) {
+	names := os.Getenv("EXTRACT_PAGE")
+	if names == "" {
+		t.Skip("set EXTRACT_PAGE=file.html to print a benchmark page's text")
+	}
+	dir := corpusOrSkip(t, "trafilatura")
+	u, _ := url.Parse("http://fakehost/page.html")
+	for name := range strings.SplitSeq(names, ",") {
+		body, err := os.ReadFile(filepath.Join(dir, "pages", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := ExtractBytes(body, "text/html", u, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: fallback %v lang %q\n%s", name, d.Fallback, d.Lang, d.Text)
+	}
+}
