@@ -52,6 +52,11 @@ func init() {
 		newsletter subscribe subscription signup cookie cookies consent popup
 		byline dateline timestamp pubdate datetime date
 		guanggao xgwz xgxw xgyd tuijian pinglun fenxiang
+		paywall login signin rating ratings stars poll tags tagcloud
+		author bio disclaimer copyright donate
+		kommentar kommentare werbung anzeige commentaires commentaire publicite comentarios comentario
+		publicidad relacionadas relacionados
+		meta toolbar tools
 	`) {
 		markers[m] = true
 	}
@@ -59,7 +64,7 @@ func init() {
 		share shares sharing sharethis addthis social socials sns fenxiang
 		byline dateline timestamp pubdate datetime date
 		counter counters viewcount views pageviews hits readcount
-		feed promo
+		feed promo meta toolbar tools paywall
 	`) {
 		softMarkers[m] = true
 	}
@@ -78,12 +83,16 @@ type cleaner struct {
 	// of an articleBody, main or sizeable article element. They are not
 	// removed for their class ("theiaStickySidebar", "date-outer").
 	holders map[*html.Node]bool
+	// captions says whether figure captions and credits are removed.
+	captions bool
 }
 
 // clean removes boilerplate below root and returns the text bytes that
-// were there before.
-func clean(root *html.Node) int {
-	c := cleaner{total: textLen(root), holders: make(map[*html.Node]bool)}
+// were there before. With captions set, figure captions and credits go
+// too: that is done on readability's article, not before readability,
+// whose scoring counts a caption as a paragraph of its figure.
+func clean(root *html.Node, captions bool) int {
+	c := cleaner{total: textLen(root), holders: make(map[*html.Node]bool), captions: captions}
 	c.findHolders(root)
 	c.walk(root)
 	return c.total
@@ -116,17 +125,39 @@ func (c *cleaner) drop(n *html.Node) bool {
 	if protected(n) || c.holders[n] {
 		return false
 	}
-	if hidden(n) || role(n) {
+	if hidden(n) || role(n) || c.captions && caption(n) {
 		return !c.mostText(n)
 	}
 	if chromeTags[n.Data] {
-		return !c.mostText(n) && !(n.Data == "header" && prose(n))
+		// An article's own <header> holds its title and standfirst.
+		return !c.mostText(n) && !(n.Data == "header" && proseOf(n, proseRun))
 	}
 	switch markedClass(n) {
 	case markHard:
 		return !c.mostText(n)
 	case markSoft:
 		return !c.mostText(n) && !prose(n)
+	}
+	return false
+}
+
+// caption reports whether n is a figure caption or a photo credit.
+func caption(n *html.Node) bool {
+	if n.Data == "figcaption" {
+		return true
+	}
+	for _, a := range n.Attr {
+		if (a.Key == "class" || a.Key == "id") && a.Namespace == "" && classTokens(a.Val, isCaptionToken) {
+			return true
+		}
+	}
+	return false
+}
+
+func isCaptionToken(tok []byte) bool {
+	switch string(tok) {
+	case "caption", "captions", "credit", "credits", "copyright":
+		return true
 	}
 	return false
 }
@@ -175,7 +206,10 @@ const (
 // text runs of at least proseRun bytes outside links) adding up to
 // proseTotal bytes. Share bars, date lines, counters and link lists have
 // none.
-func prose(n *html.Node) bool {
+func prose(n *html.Node) bool { return proseOf(n, proseTotal) }
+
+// proseOf reports whether the paragraphs of n add up to total bytes.
+func proseOf(n *html.Node, total int) bool {
 	sum := 0
 	var walk func(n *html.Node) bool
 	walk = func(n *html.Node) bool {
@@ -195,7 +229,7 @@ func prose(n *html.Node) bool {
 					return true
 				}
 			}
-			if sum >= proseTotal {
+			if sum >= total {
 				return true
 			}
 		}
@@ -289,13 +323,53 @@ func tokenCount(s string) int {
 	return k
 }
 
+// classTokens reports whether hit is true for one of the lower-cased
+// tokens of s (split as hasMarker does), without allocating.
+func classTokens(s string, hit func(tok []byte) bool) bool {
+	var buf [32]byte
+	n := 0
+	flush := func() bool {
+		h := n > 0 && n <= len(buf) && hit(buf[:n])
+		n = 0
+		return h
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c >= 'A' && c <= 'Z':
+			if i > 0 && s[i-1] >= 'a' && s[i-1] <= 'z' && flush() {
+				return true
+			}
+			c += 'a' - 'A'
+		default:
+			if flush() {
+				return true
+			}
+			continue
+		}
+		if n < len(buf) {
+			buf[n] = c
+		}
+		n++
+	}
+	return flush()
+}
+
 // hasMarker splits s into tokens without allocating and looks each up.
 func hasMarker(s string) mark {
 	var buf [32]byte
 	n := 0
 	m := markNone
+	// A token after "has", "with" or "no" names a property of the
+	// element, not its role: "o-section--has-ads", "has-paywall",
+	// "withComments" wrap articles.
+	prop := false
 	flush := func() bool {
-		if n > 0 && n <= len(buf) && markers[string(buf[:n])] {
+		tok := string(buf[:min(n, len(buf))])
+		wasProp := prop
+		prop = tok == "has" || tok == "with" || tok == "no" || tok == "without"
+		if n > 0 && n <= len(buf) && !wasProp && markers[tok] {
 			if softMarkers[string(buf[:n])] {
 				m = markSoft
 			} else {
