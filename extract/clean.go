@@ -70,6 +70,20 @@ func init() {
 	}
 }
 
+// navMarkers name navigation: an element so marked without a single link
+// is something else (MathJax's "CtxtMenu_Attached" formula containers).
+var navMarkers = setOf("breadcrumb breadcrumbs navbar navigation nav menu topbar")
+
+// hasAnchor reports whether n has a link below it.
+func hasAnchor(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && (c.Data == "a" || hasAnchor(c)) {
+			return true
+		}
+	}
+	return false
+}
+
 // softMarkers are the markers that also name containers of article text:
 // a theme's content div with class "entry share", a blog's "date-posts"
 // wrapper, a test report's "Section--Ads". An element marked only with
@@ -137,6 +151,8 @@ func (c *cleaner) drop(n *html.Node) bool {
 		return !c.mostText(n)
 	case markSoft:
 		return !c.mostText(n) && !prose(n)
+	case markNav:
+		return !c.mostText(n) && hasAnchor(n)
 	}
 	return false
 }
@@ -306,6 +322,7 @@ type mark int
 const (
 	markNone mark = iota
 	markSoft      // only soft markers: boilerplate unless it holds prose
+	markNav       // navigation markers: boilerplate when it has links
 	markHard      // a hard marker: boilerplate
 )
 
@@ -328,8 +345,11 @@ func tokenCount(s string) int {
 func classTokens(s string, hit func(tok []byte) bool) bool {
 	var buf [32]byte
 	n := 0
+	prop := false // the previous token was has, with, no or without
 	flush := func() bool {
-		h := n > 0 && n <= len(buf) && hit(buf[:n])
+		tok := buf[:min(n, len(buf))]
+		h := n > 0 && n <= len(buf) && !prop && hit(tok)
+		prop = propWord(tok)
 		n = 0
 		return h
 	}
@@ -356,6 +376,16 @@ func classTokens(s string, hit func(tok []byte) bool) bool {
 	return flush()
 }
 
+// propWord reports whether tok makes the next token a property of the
+// element rather than its role ("has-ads", "no_caption").
+func propWord(tok []byte) bool {
+	switch string(tok) {
+	case "has", "with", "no", "without":
+		return true
+	}
+	return false
+}
+
 // hasMarker splits s into tokens without allocating and looks each up.
 func hasMarker(s string) mark {
 	var buf [32]byte
@@ -366,13 +396,16 @@ func hasMarker(s string) mark {
 	// "withComments" wrap articles.
 	prop := false
 	flush := func() bool {
-		tok := string(buf[:min(n, len(buf))])
+		tok := buf[:min(n, len(buf))]
 		wasProp := prop
-		prop = tok == "has" || tok == "with" || tok == "no" || tok == "without"
-		if n > 0 && n <= len(buf) && !wasProp && markers[tok] {
-			if softMarkers[string(buf[:n])] {
-				m = markSoft
-			} else {
+		prop = propWord(tok)
+		if n > 0 && n <= len(buf) && !wasProp && markers[string(tok)] {
+			switch {
+			case softMarkers[string(tok)]:
+				m = max(m, markSoft)
+			case navMarkers[string(tok)]:
+				m = max(m, markNav)
+			default:
 				m = markHard
 			}
 		}
