@@ -36,7 +36,14 @@ func extractTree(d *Document, g *goquery.Document, pageURL *url.URL) {
 		fbRoot = body[0]
 	}
 	dense := linkDense(fbRoot)
-	fallback := renderText(fbRoot, func(n *html.Node) bool { return dense(n) || caption(n) })
+	skip := func(n *html.Node) bool { return dense(n) || caption(n) }
+	fallback := renderText(fbRoot, skip)
+	// The density finder's article, rendered before readability mutates
+	// the tree.
+	var densityText string
+	if a := densityArticle(fbRoot); a != nil {
+		densityText = renderText(a, skip)
+	}
 	if utf8.RuneCountInString(fallback) < minArticleRunes {
 		// On a page that is mostly links (an index, an archive) the
 		// links are the content.
@@ -50,6 +57,9 @@ func extractTree(d *Document, g *goquery.Document, pageURL *url.URL) {
 	if useFallback(text, fallback) {
 		d.Text, d.Fallback = dropBoilerLines(fallback), true
 		return
+	}
+	if picked, ok := pickArticle(text, densityText); ok {
+		text = picked
 	}
 	d.Text = dropBoilerLines(text)
 }
