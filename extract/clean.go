@@ -199,14 +199,15 @@ func (c *cleaner) findHolders(root *html.Node) {
 
 // holdsArticle reports whether n is an article container worth keeping its
 // ancestors for: itemprop=articleBody, main or role=main with some text,
-// or an <article> with a quarter of the page's text (a list of teaser
+// with a paragraph's worth of text, or an <article> with a quarter of the page's text (a list of teaser
 // <article>s in a "related" box has little text each).
 func (c *cleaner) holdsArticle(n *html.Node) bool {
 	switch {
 	case n.Data == "article":
 		return 4*textLen(n) >= c.total && prose(n)
 	case n.Data == "main" || attr(n, "role") == "main" || attr(n, "itemprop") == "articleBody":
-		return prose(n)
+		// Declared as the content: a short radio programme note counts.
+		return textLen(n) >= proseRun
 	}
 	return false
 }
