@@ -28,11 +28,11 @@ type Data struct {
 	DB    *bolt.DB
 	Store *storage.Store
 	Dir   string
+
+	faultWas bool // the goroutine's SetPanicOnFault before OpenData
 	// borrowed marks a running crawl's own database (Crawler.LiveData):
 	// Close leaves it open for the crawl.
 	borrowed bool
-
-	faultWas bool // the goroutine's SetPanicOnFault before OpenData
 }
 
 // OpenData opens dir read-only. It fails with ErrLocked while a crawl runs

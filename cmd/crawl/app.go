@@ -22,11 +22,10 @@ type Main struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 
-	uiAddr string // crawl --ui: where the crawl serves its web view, "" for none
-
 	// badFlags is the flag set whose parse failed in this Run, if any: the
 	// command's error is then a usage error.
 	badFlags *flag.FlagSet
+	uiAddr   string // crawl --ui: where the crawl serves its web view, "" for none
 }
 
 // NewMain returns a Main wired to the process's standard streams.

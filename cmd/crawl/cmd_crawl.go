@@ -65,8 +65,8 @@ func (m *Main) crawlFlagSet() (*flag.FlagSet, *crawlFlags) {
 	a := &crawlFlags{}
 	a.seeds = fset.String("seeds", "", "seeds file: one URL per line, # comments (required)")
 	a.retryFailed = fset.Bool("retry-failed", false, "queue the URLs earlier runs gave up on (crawl failed lists them) again")
-	a.metrics = fset.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics while crawling, e.g. 127.0.0.1:9090 (overrides the config's metrics key)")
 	a.ui = fset.String("ui", "", "serve the web view of this crawl at ADDR while it runs, e.g. "+defaultUIAddr+" (crawl serve shows it afterwards)")
+	a.metrics = fset.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics while crawling, e.g. 127.0.0.1:9090 (overrides the config's metrics key)")
 	m.addConfigFlags(fset, &a.cf)
 	return fset, a
 }
