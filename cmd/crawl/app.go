@@ -25,6 +25,7 @@ type Main struct {
 	// badFlags is the flag set whose parse failed in this Run, if any: the
 	// command's error is then a usage error.
 	badFlags *flag.FlagSet
+	uiAddr   string // crawl --ui: where the crawl serves its web view, "" for none
 }
 
 // NewMain returns a Main wired to the process's standard streams.
@@ -43,7 +44,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"crawl", "--seeds FILE [--config FILE] [--data DIR] [--set key=value]... [--metrics ADDR] [--retry-failed]",
+		{"crawl", "--seeds FILE [--config FILE] [--data DIR] [--set key=value]... [--metrics ADDR] [--ui ADDR] [--retry-failed]",
 			"crawl from the seed URLs, dropping near-duplicate pages", (*Main).runCrawl},
 		{"demo", "[--data DIR] [--keep]",
 			"serve a small built-in site on 127.0.0.1 and crawl it", (*Main).runDemo},
@@ -67,6 +68,12 @@ func commands() []command {
 			"run extraction and ContentSeen on pages on disk (HTML tree, JSON Lines, WARC) into a data directory", (*Main).runDedup},
 		{"index", "build [--from DATA|FILE] [--data DIR] --out FILE [--layout NAME] | join --batch FILE|INDEX|DATA --stored FILE|INDEX|DATA [--k N] [--layout NAME] [--json] | migrate --data DIR --layout NAME",
 			"bulk-build an index file from fingerprints, report all pairs within k between a batch and a stored set, or rebuild a data directory's index with another layout", (*Main).runIndex},
+		{"check", "[--data DIR]",
+			"verify a data directory read-only (bbolt structure, pages, index, drops, frontier, drop log); exit 1 if damaged", (*Main).runCheck},
+		{"repair", "[--data DIR] --out NEWDIR",
+			"write what can be read of a damaged data directory into a new, consistent one (the original is not touched)", (*Main).runRepair},
+		{"serve", "[--data DIR]... [--addr 127.0.0.1:8080]",
+			"show a stopped crawl in a web browser: overview, duplicates, pairs side by side, distances, failures", (*Main).runServe},
 		{"help", "[COMMAND [SUBCOMMAND]]", "describe a command and its flags", (*Main).runHelp},
 	}
 }

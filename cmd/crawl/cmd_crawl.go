@@ -56,6 +56,7 @@ type crawlFlags struct {
 	seeds       *string
 	retryFailed *bool
 	metrics     *string
+	ui          *string
 }
 
 // crawlFlagSet returns the crawl's flags, which `crawl --help` lists too.
@@ -64,6 +65,7 @@ func (m *Main) crawlFlagSet() (*flag.FlagSet, *crawlFlags) {
 	a := &crawlFlags{}
 	a.seeds = fset.String("seeds", "", "seeds file: one URL per line, # comments (required)")
 	a.retryFailed = fset.Bool("retry-failed", false, "queue the URLs earlier runs gave up on (crawl failed lists them) again")
+	a.ui = fset.String("ui", "", "serve the web view of this crawl at ADDR while it runs, e.g. "+defaultUIAddr+" (crawl serve shows it afterwards)")
 	a.metrics = fset.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics while crawling, e.g. 127.0.0.1:9090 (overrides the config's metrics key)")
 	m.addConfigFlags(fset, &a.cf)
 	return fset, a
@@ -94,11 +96,13 @@ func (m *Main) runCrawl(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	m.uiAddr = *a.ui
 	return m.crawl(ctx, cfg, seeds, func(o *crawler.Options) { o.RetryFailed = *a.retryFailed })
 }
 
 // crawl runs one crawl and prints its summary. tweak, when not nil, adjusts
-// the crawler options (the demo uses it).
+// the crawler options (the demo uses it). With m.uiAddr set it serves the
+// web view of the crawl while it runs.
 func (m *Main) crawl(ctx context.Context, cfg Config, seeds []string, tweak func(*crawler.Options)) error {
 	opts, err := crawlerOptions(cfg, seeds, m.Stderr)
 	if err != nil {
@@ -111,7 +115,16 @@ func (m *Main) crawl(ctx context.Context, cfg Config, seeds []string, tweak func
 	if err != nil {
 		return err
 	}
+	stopUI := func() error { return nil }
+	if m.uiAddr != "" {
+		if stopUI, err = m.startUI(ctx, c, cfg, m.uiAddr); err != nil {
+			return errors.Join(err, c.Close())
+		}
+	}
 	sum, runErr := c.Run(ctx)
+	if err := stopUI(); err != nil { // before Close: the view reads the crawl's database
+		runErr = errors.Join(runErr, err)
+	}
 	if err := c.Close(); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
@@ -181,7 +194,12 @@ func crawlerOptions(cfg Config, seeds []string, stderr io.Writer) (crawler.Optio
 			RespectRobots: cfg.Fetch.RespectRobots,
 			MaxRedirects:  cfg.Fetch.MaxRedirects,
 		},
-		K:              cfg.ContentSeen.K,
+		K: cfg.ContentSeen.K,
+		Thresholds: contentseen.Thresholds{
+			Similarity:  cfg.ContentSeen.Similarity,
+			Containment: cfg.ContentSeen.Containment,
+			SizeRatio:   cfg.ContentSeen.SizeRatio,
+		},
 		Layout:         cfg.ContentSeen.Layout,
 		ExpectedPages:  cfg.ContentSeen.ExpectedPages,
 		Features:       feat,

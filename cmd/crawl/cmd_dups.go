@@ -17,6 +17,7 @@ import (
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/crawler"
 	"github.com/simcrawl/simcrawl/frontier"
+	"github.com/simcrawl/simcrawl/internal/worddiff"
 	"github.com/simcrawl/simcrawl/storage"
 )
 
@@ -119,6 +120,7 @@ func (m *Main) runDups(ctx context.Context, args []string) (err error) {
 			err = fmt.Errorf("dups: close: %w", cerr)
 		}
 	}()
+	defer data.Recover(&err)
 	bw := bufio.NewWriterSize(m.Stdout, 1<<16)
 	groups, drops, err := listDups(ctx, data.Store, f, bw, *asJSON)
 	if ferr := bw.Flush(); err == nil && ferr != nil {
@@ -347,6 +349,7 @@ func (m *Main) runDupsShow(ctx context.Context, args []string) (err error) {
 			err = fmt.Errorf("dups show: close: %w", cerr)
 		}
 	}()
+	defer data.Recover(&err)
 	d, err := findDrop(ctx, data.Store, target)
 	if err != nil {
 		return err
@@ -410,48 +413,30 @@ func showDrop(w io.Writer, d *storage.Drop, orig *storage.Page, fper *contentsee
 	fmt.Fprintf(w, "Distance:     %s (%s; features %s)\n", bitsText(d.Distance), why, scheme)
 	if d.Title != orig.Title {
 		fmt.Fprint(w, "Title:        ")
-		writeDiff(w, wordDiff(orig.Title, d.Title), color)
+		worddiff.Write(w, worddiff.Diff(orig.Title, d.Title), color)
 	}
 	if d.Text == "" {
 		fmt.Fprintln(w, "\nThe dropped page's text was not kept (store.keep_drop_text was off when it was dropped): no text diff.")
 		return
 	}
-	runs := wordDiff(orig.Text, d.Text)
-	same, del, ins := diffWords(runs)
+	runs := worddiff.Diff(orig.Text, d.Text)
+	same, del, ins := worddiff.Words(runs)
 	switch {
 	case del == 0 && ins == 0 && orig.Text == d.Text:
 		fmt.Fprintf(w, "\nText: identical in both (%d word%s):\n", same, plural(same))
 	case color:
 		fmt.Fprintf(w, "\nText: %d word%s in both, %s%d only in the stored page%s, %s%d only in the dropped page%s:\n",
-			same, plural(same), ansiRed, del, ansiReset, ansiGreen, ins, ansiReset)
+			same, plural(same), worddiff.ANSIRed, del, worddiff.ANSIReset, worddiff.ANSIGreen, ins, worddiff.ANSIReset)
 	default:
 		fmt.Fprintf(w, "\nText: %d word%s in both, [-%d only in the stored page-], {+%d only in the dropped page+}:\n", same, plural(same), del, ins)
 	}
-	writeDiff(w, runs, color)
+	worddiff.Write(w, runs, color)
 
-	onlyD, onlyO := featureDiff(fper.Features(d.Text), fper.Features(orig.Text), 10)
+	fd, fo := fper.Features(d.Text), fper.Features(orig.Text)
+	onlyD, onlyO := contentseen.OnlyIn(fd, fo, 10), contentseen.OnlyIn(fo, fd, 10)
 	fmt.Fprintln(w)
 	writeFeatures(w, "Heaviest features only in the dropped page:", onlyD)
 	writeFeatures(w, "Heaviest features only in the stored page: ", onlyO)
-}
-
-// featureDiff returns the n heaviest features of a missing from b, and of b
-// missing from a (Features lists them heaviest first).
-func featureDiff(a, b []contentseen.Feature, n int) (onlyA, onlyB []contentseen.Feature) {
-	only := func(x, y []contentseen.Feature) []contentseen.Feature {
-		in := make(map[string]bool, len(y))
-		for _, f := range y {
-			in[f.Text] = true
-		}
-		var out []contentseen.Feature
-		for _, f := range x {
-			if !in[f.Text] && len(out) < n {
-				out = append(out, f)
-			}
-		}
-		return out
-	}
-	return only(a, b), only(b, a)
 }
 
 func writeFeatures(w io.Writer, label string, fs []contentseen.Feature) {

@@ -35,6 +35,7 @@ func (m *Main) runFailed(ctx context.Context, args []string) (err error) {
 			err = fmt.Errorf("failed: close: %w", cerr)
 		}
 	}()
+	defer data.Recover(&err)
 	bw := bufio.NewWriter(m.Stdout)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)

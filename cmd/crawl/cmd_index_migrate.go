@@ -177,8 +177,8 @@ func migrateIndex(ctx context.Context, dir, name string, k int, expected int64, 
 	if err != nil {
 		return res, err
 	}
-	if layout.K() < k {
-		return res, fmt.Errorf("layout %s guarantees k <= %d, the crawl's contentseen.k is %d", layout.Name(), layout.K(), k)
+	if layout.MaxK() < k {
+		return res, fmt.Errorf("layout %s answers k <= %d, the crawl's contentseen.k is %d", layout.Name(), layout.MaxK(), k)
 	}
 	res.to = layout.Name()
 	if res.to == res.from && current {

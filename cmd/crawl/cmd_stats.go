@@ -82,6 +82,7 @@ func (m *Main) runStats(ctx context.Context, args []string) (err error) {
 			err = fmt.Errorf("stats: close: %w", cerr)
 		}
 	}()
+	defer data.Recover(&err)
 	s, err := collectStats(ctx, data)
 	if err != nil {
 		return fmt.Errorf("stats: %w", err)

@@ -61,6 +61,9 @@ func TestBadConfigs(t *testing.T) {
 		{"bad_regexp.bad.yaml", "", []string{"scope.exclude", "(unclosed"}},
 		{"syntax.bad.yaml", "", []string{"syntax.bad.yaml", "line"}},
 		{"bad_level.bad.yaml", "", []string{"log.level", "loud"}},
+		{"thresholds.yaml", "contentseen:\n  similarity: 1.5\n  containment: 0\n  size_ratio: -0.1\n",
+			[]string{"contentseen.similarity: must be in (0, 1], got 1.5", "contentseen.containment", "contentseen.size_ratio"}},
+		{"threshold_word.yaml", "contentseen:\n  similarity: high\n", []string{`line 2: "high"`}},
 
 		// A float aimed at a whole number is an error, never truncated.
 		{"fraction.yaml", "scope:\n  max_pages: 1.5\n", []string{`line 2: "1.5" is not a whole number`}},

@@ -30,6 +30,8 @@ var readmeSkips = []struct {
 	{"./crawl dedup --data corpus-data", "inputs of the reader's", false},
 	{"--from fps.txt", "fingerprint files of the reader's", false},
 	{"--batch new.txt", "fingerprint files of the reader's", false},
+	{"go run ./internal/copyweb", "the copy-web harness: its own test (internal/copyweb) runs it", false},
+	{"go test -run TestQualityCopies", "the copy-web harness's test, run by the test command", false},
 }
 
 // The README's examples run in order, as a new user would type them in a
