@@ -21,6 +21,7 @@ var readmeSkips = []struct {
 	restOfBlock bool // skip the block's lines after it too
 }{
 	{"go vet ./...", "the test command itself", false},
+	{"SIMCRAWL_BIG=1 go test", "the tests at full size", false},
 	{"./crawl distance a.html b.html", "two HTML files of the reader's", false},
 	{"jq -r", "jq over the drop log, not a crawl command", false},
 	{"--pairs mine.jsonl", "a pairs file of the reader's", false},
