@@ -59,9 +59,13 @@
 // Fingerprinter.Features and Tokens show what a fingerprint was made of.
 //
 // Cost, per CPU-second on the shared 2-core development machine
-// (BenchmarkFingerprint, MB/cpu-s, medians of 6 interleaved runs at load
-// 16 to 18, 2026-11-25; a quiet machine gives more, up to about twice):
-// COSTLINE
+// (BenchmarkFingerprint reports MB/cpu-s; medians of 6 runs alternating
+// with the code before issue 16's changes, load 20 to 27, 2026-11-25,
+// spread +-20 to 35%): English 67, 59 and 26 MB/s with words, word
+// bigrams and character 4-grams; Chinese (segmentation included) 20.5,
+// 18.8 and 11.4 MB/s, where the code before gave 14.7, 13.3 and 8.1 in
+// the same runs (single runs at load 16 gave 23 to 27 MB/s for Chinese
+// words). Earlier figures of 95 and 24 MB/s came from a quieter machine.
 // A Fingerprinter is safe for concurrent use and allocates almost nothing
 // per call (pooled buffers).
 //
@@ -69,9 +73,9 @@
 // dictionary without its rarest words, taken from gse at `go generate`
 // time into an embedded file of 1 MB (zhdict.bin, with OpenCC's t2s
 // tables). It is read once per process, on the first Han character or by
-// PreloadChinese: 74 ms of CPU (BenchmarkLoadChinese, loaded machine) and
-// 5 MB allocated, leaving 4.7 MB; a process that fingerprints one Chinese
-// sentence peaks at 10 MB resident. gse's own loading took 1.7 to 2.2
+// PreloadChinese: 74 to 104 ms of CPU (BenchmarkLoadChinese at load 16 to
+// 27) and 5.5 MB allocated, leaving 5.3 MB; a process that fingerprints
+// one Chinese sentence peaks at 10 MB resident. gse's own loading took 1.7 to 2.2
 // CPU-seconds, 310 MB allocated and 160 MB resident (ChineseStats
 // reports the load). Segmentation is gse's shortest-path algorithm
 // re-implemented without allocations (tests check it gives gse's words on

@@ -46,9 +46,11 @@ func normalize(text string, buf []byte) (string, []byte) {
 			out = norm.NFKC.AppendString(buf[:0], text)
 			return bytesView(out), out
 		}
-		if spans++; spans > 16 && spans*128 > len(text) {
-			// Many short spans (accented Latin, Cyrillic): one call for
-			// the whole text is cheaper than one per span.
+		if spans++; spans > 8 && spans*128 > i {
+			// Many short spans so far (accented Latin, Cyrillic: more
+			// than one per 128 bytes; Chinese pages have at most one per
+			// 150): one call for the whole text is cheaper than one per
+			// span.
 			out = norm.NFKC.AppendString(buf[:0], text)
 			return bytesView(out), out
 		}
