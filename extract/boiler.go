@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"regexp"
 )
 
 // Boilerplate lines. Markup does not always say what a block is: a
@@ -33,10 +35,11 @@ func init() {
 		czytaj też|czytaj także|czytaj więcej|zobacz też|zobacz także|polecamy
 		leggi anche|potrebbe interessarti|articoli correlati
 		читайте также|смотрите также|похожие статьи|по теме|читать далее
+		ähnliche themen|empfohlene beiträge|empfohlene artikel|mehr themen|noch mehr infos|das thema könnte|weiterführender link|weiterführende links|vorschau auf den nächsten artikel|entdecken sie jetzt|ezek is érdekelhetnek|más información|plus d'infos
 		相关阅读|相关文章|相关新闻|相关推荐|延伸阅读|推荐阅读|猜你喜欢|热门推荐|热点推荐|相關閱讀|相關文章|延伸閱讀`,
 		// captions, credits, sources
 		`foto|fotos|photo|photos|bild|titelbild|bildquelle|bildnachweis|image|images|picture|credit|credits|photo credit|quelle|źródło|fuente|crédit|crédits|crédito|créditos|фото|источник|图片来源|图片|来源|來源|©|(c)|copyright
-		getty images|shutterstock|istock|imago|dpa|reuters|afp|unsplash`,
+		getty images|shutterstock|istock|imago|dpa|reuters|afp|unsplash|beitragsbild|abbildung|quellenangaben|quellen|originalartikel|zusatzinformationen`,
 		// comments
 		`comments|comment|leave a comment|leave a reply|post a comment|add comment|add a comment|join the discussion|show comments|view comments
 		kommentare|kommentar|kommentieren|kommentar schreiben|kommentare schreiben|kommentare geschlossen|kommentare insgesamt|diskutieren sie mit|sie müssen sich einloggen|sie sind aktuell nicht eingeloggt
@@ -49,6 +52,7 @@ func init() {
 		// post metadata: categories, tags, dates, authors
 		`this entry was posted|posted in|filed under|category|categories|tags|tagged|schlagwörter|schlagworte|stichworte|kategorie|kategorien|rubrik|themen|catégorie|catégories|étiquettes|mots-clés|categoría|etiquetas|kategoria|tagi|метки|теги|рубрика|标签|分类|關鍵字|关键词
 		permalink|permalien|release date|aktualisiert am|erstellt am|veröffentlicht am|zuletzt aktualisiert|stand|publié le|mis à jour le|publicado el|publicado em|atualizado em|opublikowano|aktualizacja|опубликовано|обновлено|发布时间|发布日期|更新时间|责任编辑|编辑|作者|原标题|本文来源|文章来源|免责声明|声明|版权声明|編輯|責任編輯
+		verfasst von|veröffentlichung|kommentarfeed|trackback|artikel gefallen|über den autor|über die autorin|about the author|autoren|kontakt|contact
 		written by|posted by|author|von|by|par|por|autor|auteur|автор`,
 		// ads, subscriptions, paywalls, newsletters
 		`advertisement|advertising|sponsored|anzeige|werbung|reklama|publicidad|publicité|pubblicità|реклама|广告|廣告|推广
@@ -103,8 +107,20 @@ func boilerLine(line string) bool {
 		}
 		return true
 	}
-	return dateLine(lower)
+	return dateLine(lower) || creditLine(lower) || rxTeaserEnd.MatchString(lower)
 }
+
+// creditMarks inside a short line make it a photo credit or caption
+// ("Marco Odermatt, Ski-Star. © AFP", "Son tres los periodos. Foto: Andina").
+var creditMarks = []string{"©", "foto:", "photo:", "fotos:", "photos:", "bild:", "credit:", "crédit", "crédito:", "(foto", "(photo", "getty images", "shutterstock", "istockphoto", "wenn.com", "/dpa", "/ dpa", "imago images"}
+
+func creditLine(lower string) bool {
+	return len(lower) <= 2*maxBoilerRunes && containsAny(lower, creditMarks)
+}
+
+// rxTeaserEnd matches a teaser cut off by a "more" link:
+// "Auskunft über vergangenes Wetter… mehr •••", "Lesen [more]".
+var rxTeaserEnd = regexp.MustCompile(`(?:…|\.\.\.|\[)\s*(?:mehr|more|read more|weiterlesen|lire la suite|leer más|leia mais|więcej|подробнее)\s*[\]•›»>]*$`)
 
 // cjkRune reports whether p starts with a Han character: Chinese phrases
 // have no word boundary after them.
@@ -117,7 +133,7 @@ func cjkRune(p string) bool {
 // byline only when a short name follows.
 func bylineWord(p string) bool {
 	switch p {
-	case "von", "by", "par", "por", "autor", "auteur", "author", "автор", "stand", "foto", "photo", "bild", "image", "images", "picture", "dpa", "reuters", "afp", "imago", "print", "share", "tweet", "related", "comment", "comments", "rating", "cookie", "cookies":
+	case "kontakt", "contact", "quellen", "autoren", "abbildung", "veröffentlichung", "von", "by", "par", "por", "autor", "auteur", "author", "автор", "stand", "foto", "photo", "bild", "image", "images", "picture", "dpa", "reuters", "afp", "imago", "print", "share", "tweet", "related", "comment", "comments", "rating", "cookie", "cookies":
 		return true
 	}
 	return false
