@@ -58,6 +58,10 @@ func init() {
 		`advertisement|advertising|sponsored|anzeige|werbung|reklama|publicidad|publicité|pubblicità|реклама|广告|廣告|推广
 		subscribe|subscribe now|subscribe to|sign up|newsletter|abonnieren|jetzt abonnieren|abonnieren sie|abonnez-vous|inscrivez-vous|suscríbete|assine|zapisz się|подписаться|подпишитесь|订阅|關注我們|关注我们
 		möchten sie weiterlesen|ja. ich bin abonnent|ja. ich benötige ein abo|pour lire la suite|to view the full story|to continue reading|already a subscriber|if you're seeing this message|if you’re seeing this message|hazte miembro|jetzt vorsorgen
+		if you enjoyed|if you like this|help us|never miss|get the latest|for the latest stories|don't miss|nichts mehr verpassen|verpassen sie keine|follow us|folgen sie uns|folge uns|síguenos|suivez-nous|siga-nos|obserwuj nas
+		suggested citation|zitiervorschlag|cite this article|we want to hear|submit a letter|letters to the editor|leserbrief
+		this post contains|this article contains|this page contains|für links auf dieser seite|affiliate|enthält werbung|du musst eingeloggt|sie müssen angemeldet|you must be logged in|log in to|aufrufe|vergrößern|zum vergrößern|enlarge|bild vergrößern
+		warning: creating|warning: cannot|notice: undefined|deprecated: |fatal error:
 		impressum|mentions légales|datenschutz|datenschutzerklärung|privacy policy|terms of use|cookie|cookies|alle rechte vorbehalten|all rights reserved|tous droits réservés|todos los derechos reservados|wszelkie prawa zastrzeżone|материал защищен|все права защищены|版权所有|版權所有|aviso legal|nutzungsbedingungen
 		war der artikel nützlich|war dieser artikel hilfreich|was this article helpful|was this helpful|bitte teilen sie uns ihre erfahrungen|bewerten sie|rate this|rating|bewertung|évaluer|оцените`,
 	} {
@@ -77,10 +81,14 @@ func init() {
 // boilerLine reports whether a rendered line is boilerplate by its wording.
 func boilerLine(line string) bool {
 	line = strings.TrimLeft(line, " \t-–—•·|»>*#:")
-	if line == "" || utf8.RuneCountInString(line) > maxBoilerRunes {
+	if line == "" {
 		return false
 	}
 	lower := strings.ToLower(line)
+	if n := utf8.RuneCountInString(line); n > maxBoilerRunes {
+		// Copyright notices and cookie notes run longer.
+		return n <= 4*maxBoilerRunes && (strings.HasPrefix(lower, "©") || strings.HasPrefix(lower, "copyright") || containsAny(lower, cookieNotes))
+	}
 	r, _ := utf8.DecodeRuneInString(lower)
 	for _, p := range boilerPrefixes[string(r)] {
 		if !strings.HasPrefix(lower, p) {
@@ -115,8 +123,11 @@ func boilerLine(line string) bool {
 var creditMarks = []string{"©", "foto:", "photo:", "fotos:", "photos:", "bild:", "credit:", "crédit", "crédito:", "(foto", "(photo", "getty images", "shutterstock", "istockphoto", "wenn.com", "/dpa", "/ dpa", "imago images"}
 
 func creditLine(lower string) bool {
-	return len(lower) <= 2*maxBoilerRunes && containsAny(lower, creditMarks)
+	return len(lower) <= 2*maxBoilerRunes && (containsAny(lower, creditMarks) || containsAny(lower, cookieNotes))
 }
+
+// cookieNotes are the words of a cookie banner in running text.
+var cookieNotes = []string{"verwendung von cookies", "use of cookies", "uses cookies", "use cookies", "utilise des cookies", "utilisation des cookies", "utiliza cookies", "uso de cookies", "używa plików cookie", "nutzung von cookies", "cookies zu", "使用cookie"}
 
 // rxTeaserEnd matches a teaser cut off by a "more" link:
 // "Auskunft über vergangenes Wetter… mehr •••", "Lesen [more]".
