@@ -396,11 +396,14 @@ func hasMarker(s string) mark {
 	// element, not its role: "o-section--has-ads", "has-paywall",
 	// "withComments" wrap articles.
 	prop := false
+	// A BEM modifier ("TestReport__Section--Ads") describes a variant of
+	// its block; the block is what the element is.
+	modifier := false
 	flush := func() bool {
 		tok := buf[:min(n, len(buf))]
 		wasProp := prop
 		prop = propWord(tok)
-		if n > 0 && n <= len(buf) && !wasProp && markers[string(tok)] {
+		if n > 0 && n <= len(buf) && !wasProp && !modifier && markers[string(tok)] {
 			switch {
 			case softMarkers[string(tok)]:
 				m = max(m, markSoft)
@@ -427,6 +430,11 @@ func hasMarker(s string) mark {
 		default:
 			if flush() {
 				return m
+			}
+			if c == '-' && i > 0 && s[i-1] == '-' {
+				modifier = true
+			} else if c == ' ' || c == '\t' || c == '\n' {
+				modifier = false
 			}
 			continue
 		}

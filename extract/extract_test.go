@@ -131,6 +131,9 @@ func TestHasMarker(t *testing.T) {
 		{"comments-area", true},
 		{"has-comments", false}, // a property of the element, not its role
 		{"o-section--has-ads", false},
+		{"TestReport__Section--Ads", false},
+		{"comments--open", true},
+		{"section--ads comments", true},
 		{"no_caption", false},
 		{"comments-has-more", true},
 		{"heading", false},
