@@ -61,6 +61,7 @@ func init() {
 		if you enjoyed|if you like this|help us|never miss|get the latest|for the latest stories|don't miss|nichts mehr verpassen|verpassen sie keine|follow us|folgen sie uns|folge uns|síguenos|suivez-nous|siga-nos|obserwuj nas
 		suggested citation|zitiervorschlag|cite this article|we want to hear|submit a letter|letters to the editor|leserbrief
 		this post contains|this article contains|this page contains|für links auf dieser seite|affiliate|enthält werbung|du musst eingeloggt|sie müssen angemeldet|you must be logged in|log in to|aufrufe|vergrößern|zum vergrößern|enlarge|bild vergrößern
+		thank you for your support|danke für deine unterstützung|vielen dank für ihre unterstützung|(alle angaben ohne gewähr|alle angaben ohne gewähr|angaben ohne gewähr
 		warning: creating|warning: cannot|notice: undefined|deprecated: |fatal error:
 		impressum|mentions légales|datenschutz|datenschutzerklärung|privacy policy|terms of use|cookie|cookies|alle rechte vorbehalten|all rights reserved|tous droits réservés|todos los derechos reservados|wszelkie prawa zastrzeżone|материал защищен|все права защищены|版权所有|版權所有|aviso legal|nutzungsbedingungen
 		war der artikel nützlich|war dieser artikel hilfreich|was this article helpful|was this helpful|bitte teilen sie uns ihre erfahrungen|bewerten sie|rate this|rating|bewertung|évaluer|оцените`,
@@ -87,7 +88,8 @@ func boilerLine(line string) bool {
 	lower := strings.ToLower(line)
 	if n := utf8.RuneCountInString(line); n > maxBoilerRunes {
 		// Copyright notices and cookie notes run longer.
-		return n <= 4*maxBoilerRunes && (strings.HasPrefix(lower, "©") || strings.HasPrefix(lower, "copyright") || containsAny(lower, cookieNotes))
+		return n <= 4*maxBoilerRunes && (strings.HasPrefix(lower, "©") || strings.HasPrefix(lower, "copyright") ||
+			containsAny(lower, cookieNotes) || containsAny(lower, postMeta))
 	}
 	r, _ := utf8.DecodeRuneInString(lower)
 	for _, p := range boilerPrefixes[string(r)] {
@@ -123,8 +125,20 @@ func boilerLine(line string) bool {
 var creditMarks = []string{"©", "foto:", "photo:", "fotos:", "photos:", "bild:", "credit:", "crédit", "crédito:", "(foto", "(photo", "getty images", "shutterstock", "istockphoto", "wenn.com", "/dpa", "/ dpa", "imago images"}
 
 func creditLine(lower string) bool {
-	return len(lower) <= 2*maxBoilerRunes && (containsAny(lower, creditMarks) || containsAny(lower, cookieNotes))
+	return len(lower) <= 2*maxBoilerRunes && (containsAny(lower, creditMarks) || containsAny(lower, cookieNotes) ||
+		containsAny(lower, downloadNotes) || rxFileSize.MatchString(lower))
 }
+
+// postMeta are the words of a blog engine's "this entry was posted"
+// paragraph, which runs long.
+var postMeta = []string{"filed under", "abgelegt unter", "veröffentlicht und wurde unter", "kommentare zu diesem eintrag", "you can follow any responses", "both comments and pings", "rss 2.0 feed", "trackback-url", "trackback url"}
+
+// downloadNotes and rxFileSize find download labels: "Als PDF
+// herunterladen", "Informationsschreiben PDF | 38 KB".
+var (
+	downloadNotes = []string{"als pdf herunterladen", "pdf herunterladen", "download as pdf", "download pdf", "télécharger le pdf", "descargar pdf"}
+	rxFileSize    = regexp.MustCompile(`\b(?:pdf|docx?|xlsx?|pptx?|zip)\b.{0,12}\b\d+(?:[.,]\d+)?\s*(?:kb|mb|ko|mo)\b`)
+)
 
 // cookieNotes are the words of a cookie banner in running text.
 var cookieNotes = []string{"verwendung von cookies", "use of cookies", "uses cookies", "use cookies", "utilise des cookies", "utilisation des cookies", "utiliza cookies", "uso de cookies", "używa plików cookie", "nutzung von cookies", "cookies zu", "使用cookie"}
