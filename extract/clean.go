@@ -157,8 +157,24 @@ func (c *cleaner) drop(n *html.Node) bool {
 	return false
 }
 
-// caption reports whether n is a figure caption or a photo credit.
+// maxCaptionText is the text (non-space bytes) above which a caption is
+// kept: a caption of a sentence or more describes what the article is
+// about (and Readability.js keeps it); shorter ones are labels and credits
+// ("Foto: dpa", "The old town") that differ between two sites running the
+// same story.
+const maxCaptionText = 150
+
+// caption reports whether n is a figure caption or a photo credit short
+// enough to be a label (see maxCaptionText).
 func caption(n *html.Node) bool {
+	if !captionElem(n) {
+		return false
+	}
+	return textLen(n) < maxCaptionText
+}
+
+// captionElem reports whether n is a figure caption or a photo credit.
+func captionElem(n *html.Node) bool {
 	if n.Data == "figcaption" {
 		return true
 	}
