@@ -117,7 +117,21 @@ func boilerLine(line string) bool {
 		}
 		return true
 	}
-	return dateLine(lower) || creditLine(lower) || rxTeaserEnd.MatchString(lower)
+	return dateLine(lower) || creditLine(lower) || teaserEnd(lower)
+}
+
+// teaserEnds are the words rxTeaserEnd ends with; the regexp runs only
+// on lines ending with one of them.
+var teaserEnds = []string{"mehr", "more", "weiterlesen", "suite", "más", "mais", "więcej", "подробнее"}
+
+func teaserEnd(lower string) bool {
+	tail := strings.TrimRight(lower, " ]•›»>")
+	for _, w := range teaserEnds {
+		if strings.HasSuffix(tail, w) {
+			return rxTeaserEnd.MatchString(lower)
+		}
+	}
+	return false
 }
 
 // creditMarks inside a short line make it a photo credit or caption
@@ -126,7 +140,7 @@ var creditMarks = []string{"©", "foto:", "photo:", "fotos:", "photos:", "bild:"
 
 func creditLine(lower string) bool {
 	return len(lower) <= 2*maxBoilerRunes && (containsAny(lower, creditMarks) || containsAny(lower, cookieNotes) ||
-		containsAny(lower, downloadNotes) || rxFileSize.MatchString(lower))
+		containsAny(lower, downloadNotes) || hasDigit(lower) && containsAny(lower, fileTypes) && rxFileSize.MatchString(lower))
 }
 
 // postMeta are the words of a blog engine's "this entry was posted"
@@ -136,6 +150,7 @@ var postMeta = []string{"filed under", "abgelegt unter", "veröffentlicht und wu
 // downloadNotes and rxFileSize find download labels: "Als PDF
 // herunterladen", "Informationsschreiben PDF | 38 KB".
 var (
+	fileTypes     = []string{"pdf", "doc", "xls", "ppt", "zip"}
 	downloadNotes = []string{"als pdf herunterladen", "pdf herunterladen", "download as pdf", "download pdf", "télécharger le pdf", "descargar pdf"}
 	rxFileSize    = regexp.MustCompile(`\b(?:pdf|docx?|xlsx?|pptx?|zip)\b.{0,12}\b\d+(?:[.,]\d+)?\s*(?:kb|mb|ko|mo)\b`)
 )
@@ -211,7 +226,7 @@ func init() {
 // dateLine reports whether a lower-cased short line is only a date: a
 // weekday or month name, digits, and the small words of a written date.
 func dateLine(lower string) bool {
-	if utf8.RuneCountInString(lower) > 60 {
+	if len(lower) > 3*60 || !hasDigit(lower) || utf8.RuneCountInString(lower) > 60 {
 		return false
 	}
 	named, digits := false, false
