@@ -129,6 +129,36 @@
 // is fixed when the index is created; crawl index migrate rebuilds a data
 // directory's index with another.
 //
+// # Wider radius: multi-probe
+//
+// A two-stage judge asks for candidates farther than K (the sketch then
+// verifies them). Near accepts any k up to Layout.MaxK on a layout made
+// of blocks (4x16, 10x28 and NewLayout's; not google16): the k differing
+// bits leave at most e = Layout.ProbeRadius(k) of them in the lead blocks
+// of some table (with lead 1, e = k / blocks), so a query reads, in every
+// table, every prefix within e bits of its own, and finds every match
+// (checked against the brute-force oracle for every test layout). No
+// index is rebuilt: a 4x16 data directory answers k = 7 as it is. The
+// cost (Layout.QueryCost) is in prefix ranges, each a look-up, and
+// candidates, each an XOR and popcount (plus decoding in bbolt); at 10M
+// random fingerprints:
+//
+//	layout   tables  k     e  ranges  candidates  in memory   bbolt warm
+//	4x16     4       3     0  4       610         see above   see above
+//	4x16     4       4-7   1  68      10,376      MEM7        BOLT7
+//	4x16     4       8-11  2  548     83,618      MEM10       BOLT10
+//	3x21     3       4-5   1  67      265         MEM35       BOLT35
+//	3x21     3       6-8   2  718     2,818       MEM38       BOLT38
+//	5x13     5       5-9   1  69      100,098     (computed)
+//	10x28    10      5-8   2  3,434   1,137       (computed)
+//	4x16 l2  6       3     1  198     0.3         (computed)
+//
+// (3x21 is k5/22-21-21/lead1, 0.75x 4x16's entries; 5x13 is
+// k9/13-13-13-13-12/lead1, 1.25x; 4x16 l2 is k3/16-16-16-16/lead2, 1.5x.)
+// Leading with two blocks multiplies the prefixes (e grows with the lead),
+// and shorter blocks multiply the candidates: for k up to 7, 4x16 at no
+// extra space is the layout to use. See BenchmarkIndexNearWide.
+//
 // MemIndex keeps, per table, a sorted array of permuted keys (table 0 with
 // a parallel array of ids), reached through a directory of the keys' top bits
 // (no binary search over millions: each step would be a cache miss), plus

@@ -186,10 +186,10 @@ func BenchmarkIndexNearWide(b *testing.B) {
 			layout string
 			k      int
 		}{
-			{Layout4x16, 7},                // 4 x 17 prefixes
-			{Layout4x16, 10},               // 4 x 137 prefixes
-			{"k9/13-13-13-13-12/lead1", 9}, // 5 x 14 prefixes, 1.25x the entries
-			{"k5/22-21-21/lead1", 5},       // 3 x 23 prefixes, 0.75x the entries
+			{Layout4x16, 7},          // 4 x 17 prefixes
+			{Layout4x16, 10},         // 4 x 137 prefixes
+			{"k5/22-21-21/lead1", 5}, // 3 x 23 prefixes, 0.75x the entries
+			{"k5/22-21-21/lead1", 8}, // 3 x 254 prefixes
 		} {
 			l, err := LayoutByName(c.layout)
 			if err != nil {
