@@ -29,6 +29,9 @@ var readmeSkips = []struct {
 	{"./crawl dedup --data corpus-data", "inputs of the reader's", false},
 	{"--from fps.txt", "fingerprint files of the reader's", false},
 	{"--batch new.txt", "fingerprint files of the reader's", false},
+	{"go run ./internal/copyweb/cmd/copyweb-eval", "the web-of-copies evaluation: a crawl of the corpus, measured by internal/copyweb's TestQualityCopies", false},
+	{"go test -run TestQualityCopies", "the quality test itself (CI's second pass runs it)", false},
+	{"SIMCRAWL_BIG=1 go test", "the tests at full size (up to an hour)", false},
 }
 
 // The README's examples run in order, as a new user would type them in a
