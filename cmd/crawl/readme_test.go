@@ -29,8 +29,8 @@ var readmeSkips = []struct {
 	{"./crawl dedup --data corpus-data", "inputs of the reader's", false},
 	{"--from fps.txt", "fingerprint files of the reader's", false},
 	{"--batch new.txt", "fingerprint files of the reader's", false},
-	{"go run ./internal/copyweb/cmd/copyweb-eval", "the web-of-copies evaluation: a crawl of the corpus, measured by internal/copyweb's TestQualityCopies", false},
-	{"go test -run TestQualityCopies", "the quality test itself (CI's second pass runs it)", false},
+	{"go run ./internal/copyweb", "the copy-web harness: its own test (internal/copyweb) runs it", false},
+	{"go test -run TestQualityCopies", "the copy-web harness's test, run by the test command", false},
 	{"SIMCRAWL_BIG=1 go test", "the tests at full size (up to an hour)", false},
 }
 
