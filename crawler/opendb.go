@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -149,4 +150,24 @@ func guard(dir string, fn func() error) (err error) {
 		}
 	}()
 	return fn()
+}
+
+// OpenWritable opens the bbolt file of data directory dir for writing, and
+// only if it checks clean: a file with data is first checked whole
+// (CheckData, with the drop log at dropLog, "" for dir/dropped.jsonl),
+// then opened with openDB's checks, so nothing writes to a damaged file.
+// It fails with ErrLocked while another process holds dir, and with a
+// DamageError naming what is wrong. Cost: two reads of the file and one
+// index look-up per stored page before the first write.
+func OpenWritable(dir, dropLog string, timeout time.Duration) (*bolt.DB, error) {
+	if st, err := os.Stat(filepath.Join(dir, DBFile)); err == nil && st.Size() > 0 {
+		rep, err := CheckData(context.Background(), dir, dropLog, timeout)
+		if err != nil {
+			return nil, err
+		}
+		if err := rep.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return openDB(dir, false, timeout)
 }

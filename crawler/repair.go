@@ -216,7 +216,7 @@ func rebuild(ctx context.Context, tmp, dst *bolt.DB, out string, layout contents
 				}
 				stored[p.ID] = true
 				sum.Pages++
-				if !p.Thin {
+				if !p.Thin && p.Fingerprint != 0 { // fingerprint 0: crawled with ContentSeen off
 					if err := x.AddTx(tx, p.ID, contentseen.Fingerprint(p.Fingerprint)); err != nil {
 						return err
 					}
