@@ -176,3 +176,25 @@ func TestDamagedDataDirectory(t *testing.T) {
 	}
 	t.Logf("%d of %d variants detected as damaged", detected, variants)
 }
+
+// Finding 6 of issue 13: `crawl distance` compared random bytes as text
+// ("distance 32", exit 0) where `crawl extract` refuses them.
+func TestDistanceRefusesBinary(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(6, 6))
+	noise := make([]byte, 4096)
+	for i := range noise {
+		noise[i] = byte(r.Uint32())
+	}
+	bin := filepath.Join(dir, "noise.bin")
+	if err := os.WriteFile(bin, noise, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := writeFile(t, dir, "a.txt", "The cat sat on the mat while the dog slept by the door, and the children read books about ships.")
+	for _, args := range [][]string{{"distance", text, bin}, {"fingerprint", bin}} {
+		out, _, err := run(t, "", args...)
+		if err == nil || !strings.Contains(err.Error(), "binary") || !strings.Contains(err.Error(), "noise.bin") {
+			t.Errorf("crawl %s: err = %v (output %q), want the binary file refused by name", strings.Join(args, " "), err, out)
+		}
+	}
+}
