@@ -198,3 +198,37 @@ func TestDistanceRefusesBinary(t *testing.T) {
 		}
 	}
 }
+
+// Finding 6 of issue 13: `crawl dedup` logged a binary file as skipped, but
+// `crawl failed --skipped` did not list it.
+func TestDedupSkippedBinaryListed(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "pages")
+	if err := os.MkdirAll(in, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, in, "a.html", "<html><head><title>Bridge</title></head><body><article><p>The old bridge over the river reopened after two years of work, with a new footpath and lights.</p></article></body></html>")
+	r := rand.New(rand.NewPCG(6, 7))
+	noise := make([]byte, 4096)
+	for i := range noise {
+		noise[i] = byte(r.Uint32())
+	}
+	if err := os.WriteFile(filepath.Join(in, "b.html"), noise, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	if _, errOut, err := run(t, "", "dedup", "--data", data, "--input", in, "--set", "log.level=warn"); err != nil {
+		t.Fatalf("dedup: %v\n%s", err, errOut)
+	}
+	out, _, err := run(t, "", "failed", "--skipped", "--data", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "b.html\tnon-html") {
+		t.Errorf("crawl failed --skipped does not list the binary file:\n%s", out)
+	}
+	out, _, err = run(t, "", "stats", "--data", data, "--json")
+	if err != nil || !strings.Contains(out, `"skipped": 1,`) {
+		t.Errorf("stats: %v, skipped count missing:\n%s", err, out)
+	}
+}
