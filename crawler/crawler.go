@@ -282,7 +282,7 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	}
 	sum, serr := c.summary(ctx, start)
 	if err := errors.Join(errs...); err != nil {
-		return sum, err
+		return sum, diskFull(err, c.opts.DataDir)
 	}
 	if serr != nil {
 		return nil, serr

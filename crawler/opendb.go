@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -170,4 +171,24 @@ func OpenWritable(dir, dropLog string, timeout time.Duration) (*bolt.DB, error) 
 		}
 	}
 	return openDB(dir, false, timeout)
+}
+
+// ErrDiskFull is wrapped by Run's error when a write failed for want of
+// space (ENOSPC) or past the process's file size limit (EFBIG).
+var ErrDiskFull = errors.New("crawler: no space to write")
+
+// diskFull explains err when a write failed for want of space: bbolt
+// commits atomically (the failed transaction left nothing) and the drop
+// log is restored from the store on the next open, so nothing decided is
+// lost and the same command resumes once there is room.
+func diskFull(err error, dir string) error {
+	// bbolt formats some errors with %s ("file resize error: ..."), so
+	// the text is looked at too.
+	msg := err.Error()
+	if !errors.Is(err, syscall.ENOSPC) && !errors.Is(err, syscall.EFBIG) &&
+		!strings.Contains(msg, syscall.ENOSPC.Error()) && !strings.Contains(msg, syscall.EFBIG.Error()) {
+		return err
+	}
+	return fmt.Errorf("%w: the disk holding %s is full (or a file size limit was reached); the crawl stopped, and everything recorded before is intact: free some space and run the same command to resume: %w",
+		ErrDiskFull, dir, err)
 }
