@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -455,12 +456,33 @@ func (x *BoltIndex) near(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int) (
 		return nil, fmt.Errorf("contentseen: bucket %q/%q missing", x.bucket, tablesBucket)
 	}
 	c := tables.Cursor()
+	e := x.layout.ProbeRadius(k)
+	var lows []uint64 // a multi-probe query's prefixes in one table, sorted
 	for t := range x.layout.Tables() {
 		p := x.layout.Permute(t, fp)
-		lo, hi := x.layout.prefixRange(t, p)
-		var err error
-		if ms, err = x.scanTable(tables, c, t, p, lo, hi, k, ms); err != nil {
-			return nil, fmt.Errorf("contentseen: near %v: %w", fp, err)
+		if e == 0 {
+			lo, hi := x.layout.prefixRange(t, p)
+			var err error
+			if ms, err = x.scanTable(tables, c, t, p, lo, hi, k, ms); err != nil {
+				return nil, fmt.Errorf("contentseen: near %v: %w", fp, err)
+			}
+			continue
+		}
+		// Every prefix within e bits of p's, in key order so that the
+		// cursor moves forwards.
+		pre := x.layout.PrefixBits(t)
+		lows = lows[:0]
+		for _, m := range probeMasks(pre, min(e, pre)) {
+			lo, _ := x.layout.prefixRange(t, p^m)
+			lows = append(lows, lo)
+		}
+		slices.Sort(lows)
+		for _, lo := range lows {
+			_, hi := x.layout.prefixRange(t, lo)
+			var err error
+			if ms, err = x.scanTable(tables, c, t, p, lo, hi, k, ms); err != nil {
+				return nil, fmt.Errorf("contentseen: near %v: %w", fp, err)
+			}
 		}
 	}
 	v := x.delta.view(tx, top.Bucket(deltaBucket))

@@ -38,8 +38,10 @@ type Index interface {
 	Seen(ctx context.Context, id uint64, fp Fingerprint) (m Match, found bool, err error)
 
 	// Near returns every stored fingerprint within k bits of fp, sorted by
-	// distance then id. k must be in 0..K of the index's layout; a larger
-	// k is an error because the tables cannot guarantee those matches.
+	// distance then id. k must be in 0..MaxK() of the index's layout; a
+	// larger k is an error because the tables cannot guarantee those
+	// matches. A k above the layout's K reads several prefixes per table
+	// (a multi-probe query, Layout.ProbeRadius) and costs more.
 	Near(ctx context.Context, fp Fingerprint, k int) ([]Match, error)
 
 	// Add records (id, fp) without looking for near-duplicates.
@@ -55,10 +57,10 @@ type Index interface {
 // ErrClosed is returned by an index's methods after Close.
 var ErrClosed = errors.New("contentseen: index closed")
 
-// checkK reports an error unless 0 <= k <= l.K().
+// checkK reports an error unless 0 <= k <= l.MaxK().
 func checkK(l Layout, k int) error {
-	if k < 0 || k > l.K() {
-		return fmt.Errorf("contentseen: near: k=%d outside 0..%d of layout %s", k, l.K(), l.Name())
+	if k < 0 || k > l.MaxK() {
+		return fmt.Errorf("contentseen: near: k=%d outside 0..%d of layout %s", k, l.MaxK(), l.Name())
 	}
 	return nil
 }

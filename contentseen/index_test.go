@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -97,9 +98,15 @@ func testIndex(t *testing.T, open func(t testing.TB) Index, reopen func(t testin
 		if err != nil || !equalMatches(ms, want[:2]) {
 			t.Errorf("Near(%v, 1) = %v, %v; want %v", q, ms, err, want[:2])
 		}
-		for _, k := range []int{-1, 4} {
+		// Beyond the layout's K, up to MaxK: a multi-probe query.
+		add(t, x, 60, q^0b1111<<20)
+		wide := append(slices.Clone(want), Match{60, q ^ 0b1111<<20, 4})
+		if ms, err := x.Near(ctx, q, 4); err != nil || !equalMatches(ms, wide) {
+			t.Errorf("Near(%v, 4) = %v, %v; want %v", q, ms, err, wide)
+		}
+		for _, k := range []int{-1, DefaultLayout().MaxK() + 1} {
 			if _, err := x.Near(ctx, q, k); err == nil {
-				t.Errorf("Near(%v, %d) succeeded, want error (layout k=3)", q, k)
+				t.Errorf("Near(%v, %d) succeeded, want error (layout 4x16, MaxK %d)", q, k, DefaultLayout().MaxK())
 			}
 		}
 	})

@@ -91,7 +91,8 @@ const maxBucketBits = 22
 const maxFilterBits = 26
 
 // NewJoiner builds the tables of layout l over the batch: batchFPs[i] has
-// id batch[i]. k must be within l.K(). It copies what it keeps. Cost:
+// id batch[i]. k must be within l.K(), and one prefix per table must find
+// it (l.ProbeRadius(k) == 0; a multi-probe layout joins at smaller k). It copies what it keeps. Cost:
 // Tables() sorts of the batch and about 14 bytes per batch fingerprint per
 // table.
 func NewJoiner(l Layout, k int, batch []uint64, batchFPs []Fingerprint) (*Joiner, error) {
@@ -100,6 +101,11 @@ func NewJoiner(l Layout, k int, batch []uint64, batchFPs []Fingerprint) (*Joiner
 	}
 	if k < 0 || k > l.K() {
 		return nil, fmt.Errorf("contentseen: join: k = %d, layout %s finds every match only for k in 0..%d", k, l.Name(), l.K())
+	}
+	if e := l.ProbeRadius(k); e > 0 {
+		// A join compares the entries under equal prefixes only.
+		return nil, fmt.Errorf("contentseen: join: k = %d on layout %s needs prefixes within %d bits (multi-probe), which a join does not read: join at k <= %d",
+			k, l.Name(), e, maxOneProbeK(l))
 	}
 	if len(batch) != len(batchFPs) {
 		return nil, fmt.Errorf("contentseen: join: %d ids for %d fingerprints", len(batch), len(batchFPs))
@@ -414,4 +420,13 @@ func SplitSlices(ids []uint64, fps []Fingerprint, n int) []FingerprintSource {
 		parts = append(parts, SliceSource(ids[lo:hi], fps[lo:hi]))
 	}
 	return parts
+}
+
+// maxOneProbeK returns the largest k at which l reads one prefix per table.
+func maxOneProbeK(l Layout) int {
+	k := 0
+	for k < l.K() && l.ProbeRadius(k+1) == 0 {
+		k++
+	}
+	return k
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // A Layout says how an index finds every stored fingerprint within K bits
@@ -28,6 +29,10 @@ type Layout struct {
 	name   string
 	k      int
 	tables []table
+	// blocks and lead of a layout made by NewLayout (nil for google16):
+	// they give the multi-probe radius of a query (probeRadius).
+	blocks []int
+	lead   int
 }
 
 // table is one permutation: segments of the original fingerprint, placed
@@ -66,8 +71,16 @@ func DefaultLayout() Layout {
 // NewLayout derives the tables for distance k from a split of the 64 bits
 // into blocks (widths from the most significant bit, summing to 64): one
 // table for every choice of lead blocks, those blocks leading in their
-// original order and the rest following. It refuses a layout that cannot
-// guarantee every match within k, that is lead > len(blocks)-k.
+// original order and the rest following.
+//
+// When lead <= len(blocks)-k, some table's lead blocks agree exactly with
+// any match and a query reads one prefix per table. A larger k (a wider
+// radius on few tables) makes a multi-probe layout: the k differing bits
+// put at most e of them in some table's lead blocks (e = ProbeRadius(k),
+// the largest sum of the lead smallest of k bits spread over the blocks),
+// so a query reads, in every table, each prefix within e bits of its own
+// (sum of C(prefix, i) for i <= e). NewLayout refuses a layout whose
+// queries would read more than 4,096 prefixes per table.
 //
 // The layout's name is "k<k>/<w1>-<w2>-.../lead<lead>"; LayoutByName
 // accepts it, so an index can record the name and rebuild the layout.
@@ -86,9 +99,8 @@ func NewLayout(k int, blocks []int, lead int) (Layout, error) {
 	if sum != 64 {
 		return Layout{}, fmt.Errorf("contentseen: layout %s: block widths sum to %d, want 64", name, sum)
 	}
-	if lead < 1 || lead > len(blocks)-k {
-		return Layout{}, fmt.Errorf("contentseen: layout %s: lead must be in 1..len(blocks)-k = %d: "+
-			"within %d bits only %d of %d blocks are sure to agree", name, len(blocks)-k, k, len(blocks)-k, len(blocks))
+	if lead < 1 || lead > len(blocks) {
+		return Layout{}, fmt.Errorf("contentseen: layout %s: lead must be in 1..%d (the blocks)", name, len(blocks))
 	}
 	// Bit ranges of the blocks, as (src, width) from the most significant bit.
 	ranges := make([][2]int, len(blocks))
@@ -97,7 +109,7 @@ func NewLayout(k int, blocks []int, lead int) (Layout, error) {
 		hi -= w
 		ranges[i] = [2]int{hi, w}
 	}
-	l := Layout{name: name, k: k}
+	l := Layout{name: name, k: k, blocks: append([]int(nil), blocks...), lead: lead}
 	for _, pick := range combinations(len(blocks), lead) {
 		var order [][2]int
 		chosen := make([]bool, len(blocks))
@@ -114,8 +126,78 @@ func NewLayout(k int, blocks []int, lead int) (Layout, error) {
 		}
 		l.tables = append(l.tables, newTable(order, prefix))
 	}
+	if e := l.ProbeRadius(k); e > 0 {
+		for t := range l.tables {
+			if n := probeCount(l.tables[t].prefix, e); n > maxProbes {
+				return Layout{}, fmt.Errorf("contentseen: layout %s: a query at distance %d would read %d prefixes per table "+
+					"(up to %d bits differ among %d lead bits), more than %d: use more or longer lead blocks",
+					name, k, n, e, l.tables[t].prefix, maxProbes)
+			}
+		}
+	}
 	return l, nil
 }
+
+// maxProbes bounds the prefixes a multi-probe query reads per table.
+const maxProbes = 4096
+
+// ProbeRadius returns e, how many bits of its lead blocks a match within k
+// may differ in, in the table where they differ least: a query at distance
+// k reads every prefix within e bits of its own in every table. It is 0
+// when k <= len(blocks)-lead (one prefix per table), and for the built-in
+// layouts at any k <= K.
+//
+// The k differing bits spread over B blocks as evenly as they can (q or
+// q+1 per block, q = k/B) give the largest sum of the lead smallest, which
+// is e; spreading them unevenly only lowers it.
+func (l Layout) ProbeRadius(k int) int {
+	if l.blocks == nil || k <= 0 {
+		return 0
+	}
+	b := len(l.blocks)
+	q, rem := k/b, k%b
+	return l.lead*q + max(0, l.lead-(b-rem))
+}
+
+// probeCount returns the prefixes within e bits of one of p bits: the sum
+// of C(p, i) for i <= e.
+func probeCount(p, e int) int {
+	n, c := 0, 1
+	for i := 0; i <= e && i <= p && n <= maxProbes; i++ {
+		n += c
+		c = c * (p - i) / (i + 1)
+	}
+	return n
+}
+
+// probeMasks returns the masks to XOR into a permuted key for the prefixes
+// within e bits of its own among its p leading bits: 0 first, then by
+// weight. They are computed once per (p, e) and shared.
+func probeMasks(p, e int) []uint64 {
+	key := [2]int{p, e}
+	if v, ok := probeMaskCache.Load(key); ok {
+		return v.([]uint64)
+	}
+	masks := []uint64{0}
+	var rec func(from, left int, m uint64)
+	rec = func(from, left int, m uint64) {
+		for b := from; b < p; b++ {
+			mm := m | 1<<uint(63-b)
+			if left == 1 {
+				masks = append(masks, mm)
+			} else {
+				rec(b+1, left-1, mm)
+			}
+		}
+	}
+	for w := 1; w <= e && w <= p; w++ {
+		rec(0, w, 0)
+	}
+	v, _ := probeMaskCache.LoadOrStore(key, masks)
+	return v.([]uint64)
+}
+
+var probeMaskCache sync.Map // [2]int{p, e} -> []uint64
 
 // LayoutByName returns a built-in layout ("4x16", "10x28", "google16") or a
 // generated one by the name NewLayout gives it.
@@ -236,6 +318,29 @@ func (l Layout) String() string { return l.name }
 
 // K returns the largest distance l guarantees to find.
 func (l Layout) K() int { return l.k }
+
+// MaxK returns the largest distance a query may ask for (Index.Near): K
+// for google16; for a layout of blocks (NewLayout's, 4x16 and 10x28), the
+// largest k at which a multi-probe query reads at most 4,096 prefixes per
+// table (ProbeRadius). A query beyond K finds every match within its k
+// (the pigeonhole over the blocks still holds) but costs more prefixes:
+// with 4x16, 17 per table for k = 4..7 and 137 for k = 8..11.
+func (l Layout) MaxK() int {
+	if l.blocks == nil {
+		return l.k
+	}
+	k := l.k
+	for k < 63 {
+		e := l.ProbeRadius(k + 1)
+		for t := range l.tables {
+			if probeCount(l.tables[t].prefix, e) > maxProbes {
+				return k
+			}
+		}
+		k++
+	}
+	return k
+}
 
 // Tables returns the number of tables, i.e. the copies of each fingerprint.
 func (l Layout) Tables() int { return len(l.tables) }

@@ -38,9 +38,9 @@ func TestNewLayoutRefuses(t *testing.T) {
 		k, lead int
 		blocks  []int
 	}{
-		{3, 2, []int{16, 16, 16, 16}},     // 4 blocks, 3 may differ: only 1 sure to agree
-		{3, 1, []int{32, 32}},             // fewer agreeing blocks than none
-		{3, 3, []int{16, 12, 12, 12, 12}}, // lead 3 > 5-3
+		{20, 1, []int{16, 16, 16, 16}},    // 5 of 16 lead bits may differ: 6,885 prefixes per table
+		{12, 3, []int{32, 32}},            // lead 3 > 2 blocks
+		{3, 5, []int{16, 12, 12, 12, 12}}, // lead 5 leaves nothing to compare
 		{1, 1, []int{16, 16, 16}},         // widths sum to 48
 		{1, 1, []int{32, 0, 32}},          // empty block
 		{-1, 1, []int{64}},
@@ -49,6 +49,67 @@ func TestNewLayoutRefuses(t *testing.T) {
 		if l, err := NewLayout(tc.k, tc.blocks, tc.lead); err == nil {
 			t.Errorf("NewLayout(%d, %v, %d) = %s, want error", tc.k, tc.blocks, tc.lead, l.Name())
 		}
+	}
+}
+
+// TestProbeRadius checks ProbeRadius against every way of spreading k
+// differing bits over the blocks: the largest, over the spreads, of the
+// smallest sum over a table's lead blocks.
+func TestProbeRadius(t *testing.T) {
+	for nb := 1; nb <= 6; nb++ {
+		blocks := make([]int, nb)
+		for i := range blocks {
+			blocks[i] = 64 / nb
+		}
+		blocks[0] += 64 - nb*(64/nb)
+		for lead := 1; lead <= nb; lead++ {
+			for k := 0; k <= 12; k++ {
+				l, err := NewLayout(k, blocks, lead)
+				if err != nil {
+					continue // too many prefixes per table
+				}
+				want := 0
+				spread := make([]int, nb)
+				var rec func(b, left int)
+				rec = func(b, left int) {
+					if b == nb-1 {
+						spread[b] = left
+						least := 64
+						for _, pick := range combinations(nb, lead) {
+							sum := 0
+							for _, i := range pick {
+								sum += spread[i]
+							}
+							least = min(least, sum)
+						}
+						want = max(want, least)
+						return
+					}
+					for d := 0; d <= left; d++ {
+						spread[b] = d
+						rec(b+1, left-d)
+					}
+				}
+				rec(0, k)
+				if got := l.ProbeRadius(k); got != want {
+					t.Errorf("%s: ProbeRadius(%d) = %d, want %d", l.Name(), k, got, want)
+				}
+				if k <= nb-lead && want != 0 {
+					t.Errorf("%s: one prefix per table should do at k=%d", l.Name(), k)
+				}
+			}
+		}
+	}
+	masks := probeMasks(16, 2)
+	if len(masks) != 1+16+120 || masks[0] != 0 {
+		t.Fatalf("probeMasks(16, 2): %d masks, first %#x; want 137, first 0", len(masks), masks[0])
+	}
+	seen := map[uint64]bool{}
+	for _, m := range masks {
+		if seen[m] || bits.OnesCount64(m) > 2 || m<<16 != 0 {
+			t.Errorf("probeMasks(16, 2): bad or repeated mask %#x", m)
+		}
+		seen[m] = true
 	}
 }
 

@@ -172,12 +172,14 @@ func (x *MemIndex) Close() error {
 // The caller holds x.mu.
 //
 // It works in phases across tables rather than table by table, so that the
-// cache misses of the tables (directory entry, then first key) are
-// independent loads the CPU overlaps instead of a chain of them.
+// cache misses of the tables (directory entry, then first and last key of
+// the prefix range) are independent loads the CPU overlaps instead of a
+// chain of them; the ranges are then scanned a cache line of each table in
+// turn, for the same reason. A layout whose ProbeRadius(k) is above 0
+// reads several prefixes per table (nearProbes).
 func (x *MemIndex) near(fp Fingerprint, k int, ms []Match) []Match {
-	type probe struct {
-		p, lo, hi uint64
-		i, j      int
+	if e := x.layout.ProbeRadius(k); e > 0 {
+		return x.nearProbes(fp, k, e, ms)
 	}
 	var buf [16]probe
 	ps := buf[:0]
@@ -186,22 +188,102 @@ func (x *MemIndex) near(fp Fingerprint, k int, ms []Match) []Match {
 		p := x.layout.Permute(t, fp)
 		lo, hi := x.layout.prefixRange(t, p)
 		b := lo >> (64 - uint(tab.dirBits)) // a shift by 64 gives 0
-		ps = append(ps, probe{p: p, lo: lo, hi: hi, i: int(tab.dir[b]), j: int(tab.dir[b+1])})
+		ps = append(ps, probe{t: t, p: p, lo: lo, hi: hi, i: int(tab.dir[b]), j: int(tab.dir[b+1])})
 	}
-	for t := range ps {
-		ps[t].i, ps[t].j = x.tabs[t].narrow(ps[t].i, ps[t].j, ps[t].lo, ps[t].hi)
+	return x.scanProbes(ps, k, ms)
+}
+
+// probe is a prefix range of table t to compare with p, the query's key
+// in that table: keys in [lo, hi], at positions [i, j) of the base once
+// narrowed.
+type probe struct {
+	p, lo, hi uint64
+	t, i, j   int
+}
+
+// hit is a key of table t within k of the query, at position i of the
+// base (or of the delta when delta is set).
+type hit struct {
+	key   uint64
+	t, i  int
+	d     int
+	delta bool
+}
+
+// scanProbes narrows the probes' directory buckets to their ranges,
+// compares every key of the ranges and of the delta with the probe's key,
+// and appends the matches to ms. The caller holds x.mu.
+func (x *MemIndex) scanProbes(ps []probe, k int, ms []Match) []Match {
+	for n := range ps {
+		pr := &ps[n]
+		pr.i, pr.j = x.tabs[pr.t].narrow(pr.i, pr.j, pr.lo, pr.hi)
 	}
-	for t, pr := range ps {
-		tab := &x.tabs[t]
-		for n, c := range tab.keys[pr.i:pr.j] {
-			if d := bits.OnesCount64(c ^ pr.p); d <= k {
-				ms = x.addMatch(ms, t, c, d, tab.ids, pr.i+n)
+	var hbuf [16]hit
+	hits := hbuf[:0]
+	// A cache line (8 keys) of each range in turn: the next range's line
+	// is loaded while this one's is compared.
+	for more := true; more; {
+		more = false
+		for n := range ps {
+			pr := &ps[n]
+			if pr.i >= pr.j {
+				continue
+			}
+			end := min(pr.i+8, pr.j)
+			for m, c := range x.tabs[pr.t].keys[pr.i:end] {
+				if d := bits.OnesCount64(c ^ pr.p); d <= k {
+					hits = append(hits, hit{key: c, t: pr.t, i: pr.i + m, d: d})
+				}
+			}
+			pr.i = end
+			more = more || end < pr.j
+		}
+	}
+	for n := range ps {
+		pr := &ps[n]
+		tab := &x.tabs[pr.t]
+		for m := lowerBound(tab.dkeys, pr.lo); m < len(tab.dkeys) && tab.dkeys[m] <= pr.hi; m++ {
+			if d := bits.OnesCount64(tab.dkeys[m] ^ pr.p); d <= k {
+				hits = append(hits, hit{key: tab.dkeys[m], t: pr.t, i: m, d: d, delta: true})
 			}
 		}
-		for n := lowerBound(tab.dkeys, pr.lo); n < len(tab.dkeys) && tab.dkeys[n] <= pr.hi; n++ {
-			if d := bits.OnesCount64(tab.dkeys[n] ^ pr.p); d <= k {
-				ms = x.addMatch(ms, t, tab.dkeys[n], d, tab.dids, n)
+	}
+	// Table 0's hits first: they carry their ids, and a fingerprint found
+	// there is not looked up again for another table's hit.
+	for pass := range 2 {
+		for _, h := range hits {
+			if (h.t == 0) != (pass == 0) {
+				continue
 			}
+			ids := x.tabs[h.t].ids
+			if h.delta {
+				ids = x.tabs[h.t].dids
+			}
+			ms = x.addMatch(ms, h.t, h.key, h.d, ids, h.i)
+		}
+	}
+	return ms
+}
+
+// nearProbes is near for a multi-probe query: in every table, each prefix
+// within e bits of the query's own, in chunks whose directory and range
+// loads overlap. The caller holds x.mu.
+func (x *MemIndex) nearProbes(fp Fingerprint, k, e int, ms []Match) []Match {
+	var buf [64]probe
+	for t := range x.tabs {
+		tab := &x.tabs[t]
+		p := x.layout.Permute(t, fp)
+		pre := x.layout.PrefixBits(t)
+		masks := probeMasks(pre, min(e, pre))
+		for len(masks) > 0 {
+			ps := buf[:0]
+			for _, m := range masks[:min(len(masks), len(buf))] {
+				lo, hi := x.layout.prefixRange(t, p^m)
+				b := lo >> (64 - uint(tab.dirBits))
+				ps = append(ps, probe{t: t, p: p, lo: lo, hi: hi, i: int(tab.dir[b]), j: int(tab.dir[b+1])})
+			}
+			masks = masks[len(ps):]
+			ms = x.scanProbes(ps, k, ms)
 		}
 	}
 	return ms
@@ -221,16 +303,22 @@ func (x *MemIndex) addMatch(ms []Match, t int, c uint64, d int, ids []uint64, i 
 	} else {
 		id = x.idOf(f)
 	}
+	if ms == nil {
+		ms = make([]Match, 0, 4)
+	}
 	return append(ms, Match{ID: id, Fingerprint: f, Distance: d})
 }
 
-// idOf returns the id of a stored fingerprint, from table 0's base or
-// delta. The caller holds x.mu.
+// idOf returns the id of a stored fingerprint, from table 0's base (its
+// directory bucket, then a binary search in it) or delta. The caller
+// holds x.mu.
 func (x *MemIndex) idOf(fp Fingerprint) uint64 {
 	tab := &x.tabs[0]
 	p := x.layout.Permute(0, fp)
-	if i := lowerBound(tab.keys, p); i < len(tab.keys) && tab.keys[i] == p {
-		return tab.ids[i]
+	b := p >> (64 - uint(tab.dirBits))
+	i, j := int(tab.dir[b]), int(tab.dir[b+1])
+	if n := i + lowerBound(tab.keys[i:j], p); n < j && tab.keys[n] == p {
+		return tab.ids[n]
 	}
 	if i := lowerBound(tab.dkeys, p); i < len(tab.dkeys) && tab.dkeys[i] == p {
 		return tab.dids[i]

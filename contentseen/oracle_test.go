@@ -119,6 +119,10 @@ func testLayouts(t testing.TB) []Layout {
 		{1, 1, []int{32, 32}},
 		{0, 1, []int{64}},
 		{5, 2, []int{9, 9, 9, 9, 7, 7, 7, 7}},
+		// Multi-probe: ProbeRadius 1 up to k=7, 2 at k=8 (4x16's blocks);
+		// 1 up to k=9 on five blocks.
+		{8, 1, []int{16, 16, 16, 16}},
+		{9, 1, []int{13, 13, 13, 13, 12}},
 	} {
 		l, err := NewLayout(g.k, g.blocks, g.lead)
 		if err != nil {
@@ -163,10 +167,16 @@ func TestNearMatchesOracle(t *testing.T) {
 				for range 150 {
 					put(Fingerprint(rng.Uint64()))
 				}
+				// Queries up to K, and beyond it up to 4 more (multi-probe)
+				// while they read at most 256 prefixes (a fast test).
+				kmax := l.K()
+				for kmax < min(l.MaxK(), l.K()+4) && probesPerQuery(l, kmax+1) <= 256 {
+					kmax++
+				}
 				for range 12 {
 					base := Fingerprint(rng.Uint64())
 					queries = append(queries, base)
-					for d := 0; d <= l.K()+1; d++ {
+					for d := 0; d <= kmax+1; d++ {
 						for range 2 {
 							put(plant(rng, base, d))
 						}
@@ -174,9 +184,10 @@ func TestNearMatchesOracle(t *testing.T) {
 					// Same distances, flips packed in one block: the hard case
 					// for a table layout.
 					put(base ^ Fingerprint(uint64(1)<<uint(l.K()+1)-1)<<uint(rng.IntN(64-l.K())))
+					put(base ^ Fingerprint(uint64(1)<<uint(kmax+1)-1)<<uint(rng.IntN(64-kmax)))
 				}
 				for range 20 {
-					queries = append(queries, Fingerprint(rng.Uint64()), plant(rng, fps[rng.IntN(len(fps))], rng.IntN(l.K()+2)))
+					queries = append(queries, Fingerprint(rng.Uint64()), plant(rng, fps[rng.IntN(len(fps))], rng.IntN(kmax+2)))
 				}
 				// Half one by one, half in one batch where there is one.
 				half := len(fps) / 2
@@ -199,7 +210,7 @@ func TestNearMatchesOracle(t *testing.T) {
 					t.Errorf("Len() = %d, want %d", x.Len(), len(o))
 				}
 				for _, q := range queries {
-					for k := 0; k <= l.K(); k++ {
+					for k := 0; k <= kmax; k++ {
 						got, err := x.Near(ctx, q, k)
 						if err != nil {
 							t.Fatal(err)
@@ -293,4 +304,13 @@ func TestPlantedDistance(t *testing.T) {
 			t.Errorf("plant(0, %d) has %d bits", d, got)
 		}
 	}
+}
+
+// probesPerQuery returns the prefixes a query at distance k reads.
+func probesPerQuery(l Layout, k int) int {
+	n := 0
+	for t := range l.Tables() {
+		n += probeCount(l.PrefixBits(t), l.ProbeRadius(k))
+	}
+	return n
 }

@@ -44,7 +44,8 @@ type Crawler struct {
 
 	metrics    *metrics
 	metricsSrv *metricsServer // nil unless Options.MetricsAddr is set
-	k          int
+	k          int            // the candidate radius (Options.K)
+	thresholds contentseen.Thresholds
 
 	robotsDone sync.Map // host -> struct{}: Crawl-delay looked up
 
@@ -63,6 +64,8 @@ type Crawler struct {
 	stopTaking context.CancelFunc
 	// storedBefore counts the pages stored by earlier runs, for MaxPages.
 	storedBefore int64
+	// retriedFailed counts the failed URLs Run queued again, for the summary.
+	retriedFailed int
 }
 
 // Open opens (or creates) the data directory and everything in it. A second
@@ -112,7 +115,7 @@ func Open(opts Options) (_ *Crawler, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Crawler{opts: opts, db: db, fetcher: fetcher, fper: fper, k: opts.K,
+	c := &Crawler{opts: opts, db: db, fetcher: fetcher, fper: fper, k: opts.K, thresholds: opts.Thresholds,
 		releaseEvery: releaseEvery, mappedBudget: mappedBudget,
 		scope: &liveScope{scope: opts.Scope, grows: opts.scopeFromSeeds}}
 	if err := c.loadSeedHosts(); err != nil {
@@ -222,6 +225,7 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 			return nil, fmt.Errorf("crawler: retry failed URLs: %w", err)
 		}
 		c.opts.Logger.Info("failed URLs queued again", "urls", n)
+		c.retriedFailed = n
 	}
 	if err := c.addSeeds(ctx); err != nil {
 		return nil, err

@@ -30,6 +30,9 @@ type Data struct {
 	Dir   string
 
 	faultWas bool // the goroutine's SetPanicOnFault before OpenData
+	// borrowed marks a running crawl's own database (Crawler.LiveData):
+	// Close leaves it open for the crawl.
+	borrowed bool
 }
 
 // OpenData opens dir read-only. It fails with ErrLocked while a crawl runs
@@ -90,8 +93,14 @@ func isReadError(err error) bool {
 	return true
 }
 
-// Close closes the database.
-func (d *Data) Close() error { return d.DB.Close() }
+// Close closes the database; on a Data from Crawler.LiveData it does
+// nothing (the crawl owns the database).
+func (d *Data) Close() error {
+	if d.borrowed {
+		return nil
+	}
+	return d.DB.Close()
+}
 
 // crawlBucket holds what the crawler itself records about a data directory.
 var (
@@ -169,6 +178,24 @@ func (d *Data) Skipped(fn func(url, reason string) error) error {
 		}
 		return emitDedup(nil)
 	})
+}
+
+// FailedItems calls fn for every URL the crawl recorded as failed, in URL
+// order, with its depth, attempts and last error (the reason).
+func (d *Data) FailedItems(fn func(frontier.Item) error) error {
+	return d.DB.View(func(tx *bolt.Tx) error { return frontier.ReadFailedItems(tx, "", fn) })
+}
+
+// Queued returns how many URLs each host (frontier.HostKey) still has
+// queued, waiting for a retry or in flight.
+func (d *Data) Queued() (map[string]int, error) {
+	var q map[string]int
+	err := d.DB.View(func(tx *bolt.Tx) error {
+		var err error
+		q, err = frontier.ReadQueued(tx, "")
+		return err
+	})
+	return q, err
 }
 
 // Failed calls fn for every URL the crawl recorded as failed, with the

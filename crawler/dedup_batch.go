@@ -260,19 +260,19 @@ func (c *Crawler) commitDecisions(ds []decision, b []*dedupJob, log *batchLog, o
 // transaction.
 func (c *Crawler) batchDropRecord(tx *bolt.Tx, d *decision, b []*dedupJob) (*storage.DropRecord, error) {
 	if d.origBatch < 0 {
-		orig, err := c.store.GetTx(tx, d.origID)
+		orig, err := c.store.PageHeaderTx(tx, d.v.id)
 		if err != nil {
-			return nil, fmt.Errorf("%s match %d: %w", d.reason, d.origID, err)
+			return nil, fmt.Errorf("%s match %d: %w", d.v.reason, d.v.id, err)
 		}
-		return c.dropRecord(d.j.p, orig, d.reason, d.dist), nil
+		return c.dropRecord(d.j.p, orig, &d.v), nil
 	}
 	op := b[d.origBatch].p
 	id, ok := c.store.URLStoredTx(tx, op.item.URL)
 	if !ok {
-		return nil, fmt.Errorf("%s match %s: kept earlier in the batch but not stored", d.reason, op.item.URL)
+		return nil, fmt.Errorf("%s match %s: kept earlier in the batch but not stored", d.v.reason, op.item.URL)
 	}
 	orig := &storage.Page{ID: id, URL: op.item.URL, Fingerprint: uint64(op.fp)}
-	return c.dropRecord(d.j.p, orig, d.reason, d.dist), nil
+	return c.dropRecord(d.j.p, orig, &d.v), nil
 }
 
 // countDecision does after the commit what commitRecord does for one

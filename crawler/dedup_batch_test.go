@@ -84,7 +84,14 @@ func oracleCorpus(t testing.TB, r *rand.Rand, clusters, k int) []*Record {
 			}
 		}
 		add(u("copy"), base)
-		// Same features, other digest: distance 0, reason near.
+		// The same words in another order: the same fingerprint (word
+		// features ignore order) but other shingles, so the sketch
+		// refuses the candidate and the page is kept; then a copy of it.
+		shuffled := append([]string(nil), base...)
+		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		add(u("shuffled"), shuffled)
+		add(u("shuffled-copy"), shuffled)
+		// Only the spacing differs: the same TextDigest, an exact copy.
 		rec := add(u("spaced"), base)
 		rec.Text = strings.Replace(rec.Text, " ", "  ", 1)
 		if c < 2 || r.IntN(3) == 0 { // thin, and the same thin text elsewhere
@@ -247,8 +254,16 @@ func TestDedupBatchMatchesOneByOne(t *testing.T) {
 	if testing.Short() {
 		rounds = 1
 	}
-	for round := range rounds {
-		recs := oracleCorpus(t, r, 12, 3)
+	for round := range 2 * rounds {
+		// Half the rounds with a radius past the layout's K (4x16:
+		// multi-probe candidates, in the batch from a MemIndex).
+		k := 3
+		if round%2 == 1 {
+			k = 7
+		}
+		dedupTestK = k
+		t.Cleanup(func() { dedupTestK = 3 })
+		recs := oracleCorpus(t, r, 12, k)
 		cut := r.IntN(len(recs) / 3)
 		o := DedupOptions{Batch: 2 + r.IntN(60)}
 		switch {
@@ -258,7 +273,7 @@ func TestDedupBatchMatchesOneByOne(t *testing.T) {
 			o.BatchBytes = int64(1 + r.IntN(20000))
 		}
 		txRecords := 1 + r.IntN(20)
-		t.Run(fmt.Sprintf("round=%d/records=%d/before=%d/batch=%d/bytes=%d/tx=%d", round, len(recs), cut, o.Batch, o.BatchBytes, txRecords), func(t *testing.T) {
+		t.Run(fmt.Sprintf("round=%d/k=%d/records=%d/before=%d/batch=%d/bytes=%d/tx=%d", round, k, len(recs), cut, o.Batch, o.BatchBytes, txRecords), func(t *testing.T) {
 			smallTx(t, txRecords)
 			one, batched := t.TempDir(), t.TempDir()
 			for _, dir := range []string{one, batched} {

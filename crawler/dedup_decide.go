@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -18,12 +19,15 @@ import (
 //
 //   - S: looked up per record, on several goroutines, in read transactions
 //     of the state before the batch (nothing else writes meanwhile: Dedup
-//     is the data directory's only writer): the key and URL checks, the
-//     exact copy (ByDigestTx) and the nearest stored page within k (NearTx,
-//     its first match: least distance, then least id).
-//   - the batch itself: a batch join (contentseen.Joiner over the batch's
-//     fingerprints, each record probed against it), consulted in the
-//     input-order pass below, which knows which earlier records it kept.
+//     is the data directory's only writer): the key and URL checks and the
+//     judge's verdict against S alone (judgeTx: the exact copy by digest,
+//     else the first candidate within k, least distance then least id,
+//     whose sketch verifies).
+//   - the batch itself: an in-memory index (contentseen.MemIndex, the
+//     data directory's layout, so it answers the same radius by
+//     multi-probe) of the records kept so far, filled and queried in the
+//     input-order pass below; its candidates are verified with the
+//     records' sketches, in memory.
 //
 // A kept record gets a larger page id than any stored page, and earlier
 // kept records smaller ids than later ones, so "least distance, then
@@ -59,24 +63,22 @@ type decision struct {
 	j       *dedupJob
 	kind    decisionKind
 	outcome string // decideMark
-	// decideDrop: reason and distance, and the page duplicated: stored
-	// before the batch (origID, origBatch < 0) or kept earlier in the
-	// batch (origBatch, its index in the batch).
-	reason    string
-	dist      int
-	origID    uint64
+	// decideDrop: the verdict (reason, distance, resemblance) and the
+	// page duplicated: stored before the batch (v.id, origBatch < 0) or
+	// kept earlier in the batch (origBatch, its index in the batch).
+	v         verdict
 	origBatch int
 }
 
 // lookup is what the state before the batch says about one record.
 type lookup struct {
-	decided   bool // its key has an outcome already
-	urlStored bool // a page is stored under its URL
-	exact     bool // a stored page has its digest: exactID
-	exactID   uint64
-	near      bool // a stored page within k: the nearest, nearID at nearDist
-	nearID    uint64
-	nearDist  int
+	decided   bool     // its key has an outcome already
+	urlStored bool     // a page is stored under its URL
+	stored    *verdict // the judge's verdict against the stored pages alone
+	// fpStored: the index holds its fingerprint already (under another
+	// page, whose text the sketch told apart): keeping it adds nothing to
+	// the index, which keeps the first id of a fingerprint.
+	fpStored bool
 }
 
 // judged reports whether p goes through the duplicate look-ups, as in
@@ -124,17 +126,13 @@ func (c *Crawler) lookupTx(tx *bolt.Tx, j *dedupJob, l *lookup) error {
 	if l.urlStored || !c.judged(p) {
 		return nil
 	}
-	if l.exactID, l.exact = c.store.ByDigestTx(tx, p.digest); l.exact {
-		return nil
-	}
-	ms, err := c.index.NearTx(tx, p.fp, c.k)
-	if err != nil {
+	var err error
+	if l.stored, err = c.judgeTx(tx, p); err != nil {
 		return err
 	}
-	if len(ms) > 0 {
-		l.near, l.nearID, l.nearDist = true, ms[0].ID, ms[0].Distance
-	}
-	return nil
+	ms, err := c.index.NearTx(tx, p.fp, 0)
+	l.fpStored = len(ms) > 0
+	return err
 }
 
 // decideBatch decides b's records in input order. It returns fewer
@@ -145,26 +143,16 @@ func (c *Crawler) decideBatch(b []*dedupJob) ([]decision, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ids []uint64
-	var fps []contentseen.Fingerprint
-	for i, j := range b {
-		if !ls[i].decided && j.failure == "" && j.outcome == "" && c.judged(j.p) {
-			ids = append(ids, uint64(i))
-			fps = append(fps, j.p.fp)
-		}
-	}
-	var joiner *contentseen.Joiner
-	if len(fps) > 1 {
-		if joiner, err = contentseen.NewJoiner(c.index.Layout(), c.k, ids, fps); err != nil {
-			return nil, fmt.Errorf("crawler: dedup: %w", err)
-		}
-	}
+	// The records kept so far in this batch, by batch index: the batch's
+	// side of one by one's index. A MemIndex answers the candidate radius
+	// past the layout's K (multi-probe), which the batch join does not.
+	batch := contentseen.NewMemIndex(c.index.Layout())
+	defer batch.Close()
 
 	ds := make([]decision, 0, len(b))
 	keys := make(map[string]bool, len(b))    // keys decided in this batch
 	keptURL := make(map[string]bool, len(b)) // URLs kept in this batch
 	keptDigest := map[[16]byte]int{}         // digest -> first kept record with it
-	kept := make([]bool, len(b))
 	nKept := int64(0)
 	for i, j := range b {
 		d := decision{j: j, origBatch: -1}
@@ -185,17 +173,22 @@ func (c *Crawler) decideBatch(b []*dedupJob) ([]decision, error) {
 		case c.opts.MaxPages > 0 && c.storedBefore+c.stats.stored.Load()+nKept >= int64(c.opts.MaxPages):
 			return ds, nil
 		default:
-			if err := c.judge(&d, i, l, joiner, kept, keptDigest); err != nil {
+			if err := c.judge(&d, i, l, batch, b, keptDigest); err != nil {
 				return nil, err
 			}
 		}
 		keys[j.key] = true
 		if d.kind == decideKeep {
-			kept[i], keptURL[p.item.URL] = true, true
+			keptURL[p.item.URL] = true
 			nKept++
 			if c.judged(p) {
 				if _, ok := keptDigest[p.digest]; !ok {
 					keptDigest[p.digest] = i
+				}
+				if !ls[i].fpStored {
+					if err := batch.Add(context.Background(), uint64(i), p.fp); err != nil {
+						return nil, fmt.Errorf("crawler: dedup: %w", err)
+					}
 				}
 			}
 		}
@@ -205,50 +198,55 @@ func (c *Crawler) decideBatch(b []*dedupJob) ([]decision, error) {
 }
 
 // judge decides whether record i, which the state before the batch does
-// not settle, is kept or dropped: exact copies first (a stored page, then
-// a record kept earlier in the batch), then the nearest of the stored
-// match and the records kept before i that the join finds within k.
-func (c *Crawler) judge(d *decision, i int, l *lookup, joiner *contentseen.Joiner, kept []bool, keptDigest map[[16]byte]int) error {
+// not settle, is kept or dropped, as judgeTx would with the records kept
+// before i stored: an exact copy by digest (a stored page, whose ids are
+// smaller, then a record kept earlier in the batch), then the first
+// candidate that verifies in order of distance, then id: the stored
+// verdict, or a record kept earlier that the join finds within k and whose
+// sketch verifies, whichever is nearer (the stored page on a tie).
+func (c *Crawler) judge(d *decision, i int, l *lookup, batch *contentseen.MemIndex, b []*dedupJob, keptDigest map[[16]byte]int) error {
 	p := d.j.p
 	d.kind = decideKeep
 	if !c.judged(p) {
 		return nil
 	}
 	switch bi, ok := keptDigest[p.digest]; {
-	case l.exact:
-		d.kind, d.reason, d.origID = decideDrop, reasonExact, l.exactID
+	case l.stored != nil && l.stored.byDigest:
+		d.kind, d.v = decideDrop, *l.stored
 		return nil
 	case ok:
-		d.kind, d.reason, d.origBatch = decideDrop, reasonExact, bi
+		d.kind, d.origBatch = decideDrop, bi
+		d.v = verdict{reason: reasonExact, dist: contentseen.Distance(p.fp, b[bi].p.fp), res: exactResemblance, byDigest: true}
 		return nil
 	}
-	// The best match so far: the stored one, or the earliest kept
-	// record at the least distance. Probe emits in table order, not in
-	// input order, hence the comparison of indexes.
-	best, dist, bestStored := -1, c.k+1, l.near
-	if l.near {
-		dist = l.nearDist
+	// The first record kept earlier that verifies, nearest first, then
+	// earliest (Near's order); it wins over the stored verdict only when
+	// strictly nearer (stored pages have the smaller ids).
+	best, dist := -1, c.k+1
+	if l.stored != nil {
+		dist = l.stored.dist
 	}
-	if joiner != nil {
-		err := joiner.Probe(uint64(i), p.fp, func(pr contentseen.Pair) error {
-			o := int(pr.BatchID)
-			if !kept[o] { // later records, i itself, dropped ones
-				return nil
-			}
-			if pr.Distance < dist || pr.Distance == dist && !bestStored && o < best {
-				best, dist, bestStored = o, pr.Distance, false
-			}
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("crawler: dedup: join: %w", err)
+	var bestRes contentseen.Resemblance
+	ms, err := batch.Near(context.Background(), p.fp, c.k)
+	if err != nil {
+		return fmt.Errorf("crawler: dedup: batch candidates: %w", err)
+	}
+	for _, m := range ms {
+		if m.Distance >= dist {
+			break
+		}
+		o := int(m.ID)
+		if res := contentseen.Compare(p.sketch, b[o].p.sketch); c.thresholds.Verify(res) {
+			best, dist, bestRes = o, m.Distance, res
+			break
 		}
 	}
 	switch {
 	case best >= 0:
-		d.kind, d.reason, d.dist, d.origBatch = decideDrop, reasonNear, dist, best
-	case l.near:
-		d.kind, d.reason, d.dist, d.origID = decideDrop, reasonNear, l.nearDist, l.nearID
+		d.kind, d.origBatch = decideDrop, best
+		d.v = verdict{reason: reasonNear, dist: dist, res: bestRes}
+	case l.stored != nil:
+		d.kind, d.v = decideDrop, *l.stored
 	}
 	return nil
 }

@@ -42,9 +42,13 @@ func dedupHTML(title string, words []string) []byte {
 		title, title, strings.Join(words, " "))
 }
 
+// dedupTestK is the candidate radius openDedup opens with; a test may set
+// it for its duration (no crawler test runs in parallel).
+var dedupTestK = 3
+
 func openDedup(t *testing.T, dir string) *Crawler {
 	t.Helper()
-	c, err := Open(Options{DataDir: dir, K: 3, KeepDropText: true})
+	c, err := Open(Options{DataDir: dir, K: dedupTestK, KeepDropText: true})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

@@ -26,8 +26,8 @@ func namedLayout(name string, k int) (contentseen.Layout, error) {
 	if err != nil {
 		return contentseen.Layout{}, fmt.Errorf("crawler: %w", err)
 	}
-	if k > layout.K() {
-		return contentseen.Layout{}, fmt.Errorf("crawler: k = %d exceeds layout %s, which guarantees k <= %d", k, layout.Name(), layout.K())
+	if k > layout.MaxK() {
+		return contentseen.Layout{}, fmt.Errorf("crawler: k = %d exceeds layout %s, which answers k <= %d", k, layout.Name(), layout.MaxK())
 	}
 	return layout, nil
 }

@@ -40,8 +40,14 @@ type Options struct {
 	RetryBackoff  time.Duration // first retry delay; doubles per attempt
 	Fetch         FetchOptions
 
-	K      int    // near-duplicate threshold in bits; must be <= the layout's K
-	Layout string // contentseen layout name or LayoutAuto; default "4x16"
+	// K is the candidate radius in bits: stored pages whose SimHash is
+	// within K bits are candidates, each verified by its sketch under
+	// Thresholds before a drop (judge.go). Must be <= the layout's K.
+	K int
+	// Thresholds verify candidates; zero fields take the defaults
+	// (contentseen.DefaultThresholds).
+	Thresholds contentseen.Thresholds
+	Layout     string // contentseen layout name or LayoutAuto; default "4x16"
 	// ExpectedPages is the number of pages the crawl expects to store, from
 	// which LayoutAuto chooses the layout of a new index; default
 	// DefaultExpectedPages. An existing index keeps its layout.
@@ -105,6 +111,9 @@ func (o *Options) validate() error {
 	}
 	if o.K < 0 {
 		errs = append(errs, fmt.Errorf("crawler: k = %d, want >= 0", o.K))
+	}
+	if err := o.Thresholds.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("crawler: %w", err))
 	}
 	if o.Retries < 0 {
 		errs = append(errs, fmt.Errorf("crawler: retries = %d, want >= 0", o.Retries))

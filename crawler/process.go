@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/zeebo/xxh3"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/simcrawl/simcrawl/contentseen"
@@ -117,14 +116,17 @@ func (c *Crawler) examine(p *page) (outcome, failure string) {
 	var err error
 	start := time.Now()
 	defer func() { p.seenTime += time.Since(start) }()
-	p.fp, p.features, err = c.fper.Fingerprint(p.doc.Text)
+	// The judge sees the text without the page's own headline: a
+	// retitled copy is a copy (contentseen.StripTitle).
+	text := contentseen.StripTitle(p.doc.Text, p.doc.Title)
+	p.fp, p.features, p.sketch, err = c.fper.FingerprintSketch(text)
 	switch {
 	case errors.Is(err, contentseen.ErrNotEnoughContent):
 		p.thin = true
 	case err != nil:
 		return "", "fingerprint: " + err.Error()
 	default:
-		p.digest = xxh3.Hash128([]byte(p.doc.Text)).Bytes()
+		p.digest = contentseen.TextDigest(text)
 	}
 	return "", ""
 }
@@ -138,7 +140,8 @@ type page struct {
 	fp       contentseen.Fingerprint
 	features int
 	thin     bool
-	digest   [16]byte // zero for thin pages: they never match each other
+	digest   [16]byte // contentseen.TextDigest; zero for thin pages: they never match each other
+	sketch   contentseen.Sketch
 	links    []frontier.Item
 	alias    bool          // a redirect to a URL the crawl knows on its own
 	urlTaken bool          // the store already holds a page under this URL
@@ -255,42 +258,35 @@ func (c *Crawler) maxPagesReached() bool {
 }
 
 // findDuplicate looks for an exact copy (same text digest) and then for a
-// stored page within k bits. It returns nil when p is new.
+// stored page within the candidate radius whose sketch verifies it
+// (judgeTx). It returns nil when p is new.
 func (c *Crawler) findDuplicate(tx *bolt.Tx, p *page) (*storage.DropRecord, error) {
-	if id, ok := c.store.ByDigestTx(tx, p.digest); ok {
-		orig, err := c.store.GetTx(tx, id)
-		if err != nil {
-			return nil, fmt.Errorf("exact match %d: %w", id, err)
-		}
-		return c.dropRecord(p, orig, reasonExact, 0), nil
-	}
-	ms, err := c.index.NearTx(tx, p.fp, c.k)
-	if err != nil {
+	v, err := c.judgeTx(tx, p)
+	if err != nil || v == nil {
 		return nil, err
 	}
-	if len(ms) == 0 {
-		return nil, nil
-	}
-	orig, err := c.store.GetTx(tx, ms[0].ID)
+	orig, err := c.store.PageHeaderTx(tx, v.id)
 	if err != nil {
-		return nil, fmt.Errorf("near match %d: %w", ms[0].ID, err)
+		return nil, fmt.Errorf("%s match %d: %w", v.reason, v.id, err)
 	}
-	return c.dropRecord(p, orig, reasonNear, ms[0].Distance), nil
+	return c.dropRecord(p, orig, v), nil
 }
 
-func (c *Crawler) dropRecord(p *page, orig *storage.Page, reason string, dist int) *storage.DropRecord {
+func (c *Crawler) dropRecord(p *page, orig *storage.Page, v *verdict) *storage.DropRecord {
 	return &storage.DropRecord{
 		Time:               p.resp.FetchedAt,
 		URL:                p.item.URL,
 		FinalURL:           p.resp.FinalURL,
 		DuplicateOf:        orig.URL,
 		DuplicateOfID:      orig.ID,
-		Distance:           dist,
-		Reason:             reason,
+		Distance:           v.dist,
+		Reason:             v.reason,
 		Fingerprint:        uint64(p.fp),
 		MatchedFingerprint: orig.Fingerprint,
 		Title:              p.doc.Title,
 		Depth:              p.item.Depth,
+		Similarity:         v.res.Similarity,
+		Containment:        v.res.Containment,
 	}
 }
 
@@ -302,6 +298,7 @@ func (c *Crawler) dropTx(tx *bolt.Tx, p *page, r *storage.DropRecord) error {
 		URL: r.URL, FinalURL: r.FinalURL, Title: r.Title, Depth: r.Depth, FetchedAt: r.Time,
 		DuplicateOf: r.DuplicateOfID, Distance: r.Distance, Reason: r.Reason,
 		Fingerprint: r.Fingerprint, MatchedFingerprint: r.MatchedFingerprint, Text: p.doc.Text,
+		Similarity: r.Similarity, Containment: r.Containment,
 	}
 	if err := c.store.PutDropTx(tx, d); err != nil {
 		return err
@@ -320,6 +317,13 @@ func (c *Crawler) storeTx(tx *bolt.Tx, p *page) error {
 		Title: p.doc.Title, Text: p.doc.Text, Lang: p.doc.Lang,
 		Fingerprint: uint64(p.fp), Thin: p.thin, Digest: p.digest,
 		Body: p.resp.Body, Header: p.resp.Header, Truncated: p.resp.Truncated || p.doc.Truncated,
+	}
+	if !p.thin && !c.opts.ContentSeenOff {
+		sk, err := p.sketch.MarshalBinary()
+		if err != nil {
+			return err
+		}
+		sp.Sketch = sk
 	}
 	id, err := c.store.PutTx(tx, sp)
 	if err != nil {

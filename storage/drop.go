@@ -28,6 +28,10 @@ type Drop struct {
 	Reason               string // ReasonExact or ReasonNear
 	Fingerprint          uint64
 	MatchedFingerprint   uint64
+	// Similarity and Containment are the verified resemblance of the two
+	// texts (the caller's estimates, 0..1; 1 for exact copies). 0 for
+	// drops recorded before they existed.
+	Similarity, Containment float64
 	// Text is the extracted text, kept zstd-compressed when
 	// Options.KeepDropText; empty otherwise and in DropHeaders.
 	Text    string
@@ -57,6 +61,7 @@ func (s *Store) PutDropTx(tx *bolt.Tx, d *Drop) error {
 		URL: d.URL, FinalURL: d.FinalURL, Title: d.Title, Depth: d.Depth,
 		FetchedAt: d.FetchedAt, DuplicateOf: d.DuplicateOf, Distance: d.Distance,
 		Reason: d.Reason, Fingerprint: d.Fingerprint, MatchedFingerprint: d.MatchedFingerprint,
+		Similarity: d.Similarity, Containment: d.Containment,
 	}
 	key := itob(id)
 	if s.keepDropText && d.Text != "" {
@@ -97,7 +102,7 @@ func decodeDrop(b buckets, key, v []byte, withText bool) (*Drop, error) {
 		ID: id, URL: r.URL, FinalURL: r.FinalURL, Title: r.Title, Depth: r.Depth,
 		FetchedAt: r.FetchedAt, DuplicateOf: r.DuplicateOf, Distance: r.Distance,
 		Reason: r.Reason, Fingerprint: r.Fingerprint, MatchedFingerprint: r.MatchedFingerprint,
-		TextLen: r.TextLen,
+		TextLen: r.TextLen, Similarity: r.Similarity, Containment: r.Containment,
 	}
 	if withText {
 		t, err := getCompressed(b.dropText, key)

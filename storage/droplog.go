@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -52,6 +53,9 @@ type DropRecord struct {
 	Fingerprint, MatchedFingerprint uint64
 	Title                           string
 	Depth                           int
+	// Similarity and Containment: the verified resemblance (Drop's
+	// fields); 0 when absent from an older line.
+	Similarity, Containment float64
 }
 
 // NewDropRecord is the log line for drop d of the stored page whose URL is
@@ -63,6 +67,7 @@ func NewDropRecord(d *Drop, duplicateOf string) DropRecord {
 		Distance: d.Distance, Reason: d.Reason,
 		Fingerprint: d.Fingerprint, MatchedFingerprint: d.MatchedFingerprint,
 		Title: d.Title, Depth: d.Depth,
+		Similarity: d.Similarity, Containment: d.Containment,
 	}
 }
 
@@ -78,6 +83,9 @@ type dropRecordJSON struct {
 	MatchedFingerprint string `json:"matched_fingerprint"`
 	Title              string `json:"title"`
 	Depth              int    `json:"depth"`
+	// Added by the two-stage judge; absent in lines of older versions.
+	Similarity  *float64 `json:"similarity,omitempty"`
+	Containment *float64 `json:"containment,omitempty"`
 }
 
 // hex16 formats a fingerprint as the contract's 16 lower-case hex digits.
@@ -100,13 +108,18 @@ func (r DropRecord) appendJSON(dst []byte) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	err := enc.Encode(dropRecordJSON{
+	j := dropRecordJSON{
 		Time: r.Time.UTC().Format(TimeFormat), URL: r.URL, FinalURL: r.FinalURL,
 		DuplicateOf: r.DuplicateOf, DuplicateOfID: r.DuplicateOfID,
 		Distance: r.Distance, Reason: r.Reason,
 		Fingerprint: hex16(r.Fingerprint), MatchedFingerprint: hex16(r.MatchedFingerprint),
 		Title: r.Title, Depth: r.Depth,
-	})
+	}
+	if r.Similarity > 0 || r.Containment > 0 {
+		sim, cont := round3(r.Similarity), round3(r.Containment)
+		j.Similarity, j.Containment = &sim, &cont
+	}
+	err := enc.Encode(j)
 	if err != nil {
 		return dst, fmt.Errorf("storage: encode drop record: %w", err)
 	}
@@ -143,8 +156,18 @@ func (r *DropRecord) UnmarshalJSON(b []byte) error {
 		DuplicateOfID: j.DuplicateOfID, Distance: j.Distance, Reason: j.Reason,
 		Fingerprint: fp, MatchedFingerprint: mfp, Title: j.Title, Depth: j.Depth,
 	}
+	if j.Similarity != nil {
+		r.Similarity = *j.Similarity
+	}
+	if j.Containment != nil {
+		r.Containment = *j.Containment
+	}
 	return nil
 }
+
+// round3 rounds a resemblance to 3 decimals for the log: the estimates are
+// good to about 0.03, more digits would only be noise.
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
 // DropLog appends DropRecords to a JSON Lines file. It is safe for
 // concurrent use: mu serialises writes, so lines never interleave.

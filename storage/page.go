@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -35,6 +36,11 @@ type Page struct {
 	// Header holds the response headers, kept for a WARC export; stored
 	// and loaded with the body (nil when the body is not loaded).
 	Header http.Header
+	// Sketch is the caller's compact summary of the text (the crawler
+	// stores a contentseen.Sketch), opaque to the store: written by PutTx
+	// when not empty, read back only by SketchTx. Pages stored before
+	// sketches existed have none.
+	Sketch []byte
 
 	// Filled on read (ignored by PutTx): sizes before compression, known
 	// even when Text or Body is not loaded.
@@ -102,6 +108,13 @@ func (s *Store) PutTx(tx *bolt.Tx, p *Page) (uint64, error) {
 	}
 	if err := putCompressed(b.header, key, hdr); err != nil {
 		return 0, fmt.Errorf("storage: put header of page %d: %w", id, err)
+	}
+	if len(p.Sketch) > 0 {
+		if err := b.sketch.Put(key, p.Sketch); err != nil {
+			return 0, fmt.Errorf("storage: put sketch of page %d: %w", id, err)
+		}
+	} else if err := b.sketch.Delete(key); err != nil {
+		return 0, fmt.Errorf("storage: delete sketch of page %d: %w", id, err)
 	}
 	if err := b.url.Put([]byte(p.URL), key); err != nil {
 		return 0, fmt.Errorf("storage: index url of page %d: %w", id, err)
@@ -187,6 +200,40 @@ func (s *Store) ByDigestTx(tx *bolt.Tx, d [16]byte) (id uint64, ok bool) {
 		return btoi(v), true
 	}
 	return 0, false
+}
+
+// SketchTx returns a copy of the sketch stored with page id, ok false when
+// the page has none (stored before sketches, or thin) or does not exist.
+func (s *Store) SketchTx(tx *bolt.Tx, id uint64) (sketch []byte, ok bool) {
+	b, err := s.buckets(tx)
+	if err != nil || b.sketch == nil {
+		return nil, false
+	}
+	v := b.sketch.Get(itob(id))
+	if v == nil {
+		return nil, false
+	}
+	return bytes.Clone(v), true
+}
+
+// PageHeaderTx returns page id's metadata, without text or body, or an
+// error wrapping ErrNotFound.
+func (s *Store) PageHeaderTx(tx *bolt.Tx, id uint64) (*Page, error) {
+	b, err := s.buckets(tx)
+	if err != nil {
+		return nil, err
+	}
+	return s.load(b, id, false, false)
+}
+
+// PageTextTx returns page id with its text but not its body (nor
+// header), or an error wrapping ErrNotFound. The Page is a copy.
+func (s *Store) PageTextTx(tx *bolt.Tx, id uint64) (*Page, error) {
+	b, err := s.buckets(tx)
+	if err != nil {
+		return nil, err
+	}
+	return s.load(b, id, true, false)
 }
 
 // GetTx returns page id with text and body, or an error wrapping

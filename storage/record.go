@@ -62,6 +62,8 @@ type dropRecord struct {
 	Fingerprint        uint64    `json:"fp"`
 	MatchedFingerprint uint64    `json:"matched_fp"`
 	TextLen            int       `json:"text_len"`
+	Similarity         float64   `json:"sim,omitempty"`
+	Containment        float64   `json:"cont,omitempty"`
 }
 
 // encodeRecord returns formatVersion followed by the JSON of v.

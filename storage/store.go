@@ -30,7 +30,8 @@ var (
 	bDropText = []byte("droptext") // drop ID -> zstd(text)
 	bDropURL  = []byte("dropurl")  // requested and final URL -> drop ID (last drop wins)
 	bDropBy   = []byte("dropby")   // stored page ID ‖ drop ID -> empty
-	subs      = [][]byte{bMeta, bText, bBody, bHeader, bURL, bFinal, bDigest, bDrops, bDropText, bDropURL, bDropBy}
+	bSketch   = []byte("sketch")   // page ID -> the caller's sketch of the text (Page.Sketch)
+	subs      = [][]byte{bMeta, bText, bBody, bHeader, bURL, bFinal, bDigest, bDrops, bDropText, bDropURL, bDropBy, bSketch}
 
 	kFormat = []byte("format") // formatVersion as one byte
 	kPages  = []byte("npages") // number of stored pages, 8 bytes big-endian
@@ -122,6 +123,9 @@ func (s *Store) checkFormat(top *bolt.Bucket) error {
 // has no buckets (only possible on a read-only DB).
 type buckets struct {
 	top, meta, text, body, header, url, final, digest, drops, dropText, dropURL, dropBy *bolt.Bucket
+	// sketch is nil in a store written before sketches existed and
+	// opened read-only (New creates it on a writable DB).
+	sketch *bolt.Bucket
 }
 
 func (s *Store) buckets(tx *bolt.Tx) (buckets, error) {
@@ -137,7 +141,7 @@ func (s *Store) buckets(tx *bolt.Tx) (buckets, error) {
 		header: top.Bucket(bHeader),
 		url:    top.Bucket(bURL), final: top.Bucket(bFinal), digest: top.Bucket(bDigest),
 		drops: top.Bucket(bDrops), dropText: top.Bucket(bDropText),
-		dropURL: top.Bucket(bDropURL), dropBy: top.Bucket(bDropBy),
+		dropURL: top.Bucket(bDropURL), dropBy: top.Bucket(bDropBy), sketch: top.Bucket(bSketch),
 	}
 	for _, x := range []*bolt.Bucket{b.meta, b.text, b.body, b.header, b.url, b.final, b.digest, b.drops, b.dropText, b.dropURL, b.dropBy} {
 		if x == nil {

@@ -60,8 +60,7 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 		return err
 	}
 	if *pairsPath == "" || fset.NArg() > 0 {
-		fset.Usage()
-		return errors.New("eval: want --pairs FILE and no other arguments")
+		return usageErrorf(fset, "eval: want --pairs FILE and no other arguments")
 	}
 	specs := splitFeatureSpecs(*features)
 	if len(specs) == 0 {

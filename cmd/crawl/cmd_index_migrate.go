@@ -52,11 +52,10 @@ func (m *Main) runIndexMigrate(ctx context.Context, args []string) error {
 		return err
 	}
 	if fset.NArg() > 0 {
-		return fmt.Errorf("index migrate: unexpected argument %q", fset.Arg(0))
+		return usageErrorf(fset, "index migrate: unexpected argument %q", fset.Arg(0))
 	}
 	if *layoutName == "" {
-		fset.Usage()
-		return errors.New("index migrate: --layout NAME is required")
+		return usageErrorf(fset, "index migrate: --layout NAME is required")
 	}
 	cfg, err := cf.load()
 	if err != nil {
@@ -176,8 +175,8 @@ func migrateIndex(ctx context.Context, dir, name string, k int, expected int64, 
 	if err != nil {
 		return res, err
 	}
-	if layout.K() < k {
-		return res, fmt.Errorf("layout %s guarantees k <= %d, the crawl's contentseen.k is %d", layout.Name(), layout.K(), k)
+	if layout.MaxK() < k {
+		return res, fmt.Errorf("layout %s answers k <= %d, the crawl's contentseen.k is %d", layout.Name(), layout.MaxK(), k)
 	}
 	res.to = layout.Name()
 	if res.to == res.from && current {

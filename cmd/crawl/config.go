@@ -11,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/crawler"
 )
 
@@ -65,6 +66,11 @@ type ContentSeenConfig struct {
 	ExpectedPages int64  `yaml:"expected_pages"`
 	Features      string `yaml:"features"`
 	MinFeatures   int    `yaml:"min_features"`
+	// Similarity, Containment and SizeRatio verify each candidate within
+	// k bits (contentseen.Thresholds).
+	Similarity  float64 `yaml:"similarity"`
+	Containment float64 `yaml:"containment"`
+	SizeRatio   float64 `yaml:"size_ratio"`
 }
 
 // StoreConfig says what the page store keeps.
@@ -98,10 +104,13 @@ func defaultConfig() Config {
 			MaxRedirects:  10,
 		},
 		ContentSeen: ContentSeenConfig{
-			K:             3,
+			K:             7,
 			Layout:        "4x16",
 			ExpectedPages: crawler.DefaultExpectedPages,
 			Features:      "words",
+			Similarity:    contentseen.DefaultMinSimilarity,
+			Containment:   contentseen.DefaultMinContainment,
+			SizeRatio:     contentseen.DefaultMinSizeRatio,
 		},
 		Store: StoreConfig{KeepDropText: true},
 		Log: LogConfig{
@@ -232,6 +241,14 @@ func (c *Config) Validate() error {
 	}
 	if cs.MinFeatures < 0 {
 		bad("contentseen.min_features", "must be >= 0, got %d", cs.MinFeatures)
+	}
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{{"similarity", cs.Similarity}, {"containment", cs.Containment}, {"size_ratio", cs.SizeRatio}} {
+		if !(f.v > 0 && f.v <= 1) {
+			bad("contentseen."+f.key, "must be in (0, 1], got %v", f.v)
+		}
 	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":

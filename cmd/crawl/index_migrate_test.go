@@ -226,7 +226,7 @@ func TestIndexMigrateInterrupted(t *testing.T) {
 	checkNearDropsAcrossHosts(t, data, site1, site2)
 
 	withSite2 := readIndexState(t, data)
-	_, errOut, err := run(t, "", "index", "migrate", "--data", data, "--layout", "google16")
+	_, errOut, err := run(t, "", "index", "migrate", "--data", data, "--layout", "google16", "--set", "contentseen.k=3")
 	if err != nil {
 		t.Fatalf("index migrate after an interrupted one: %v\n%s", err, errOut)
 	}
@@ -245,7 +245,7 @@ func TestIndexMigrateRefuses(t *testing.T) {
 	}{
 		"no layout":      {[]string{"--data", data}, "--layout NAME is required"},
 		"unknown layout": {[]string{"--data", data, "--layout", "3x21"}, "unknown layout"},
-		"k too large":    {[]string{"--data", data, "--layout", "4x16", "--set", "contentseen.k=4"}, "guarantees k <= 3"},
+		"k too large":    {[]string{"--data", data, "--layout", "4x16", "--set", "contentseen.k=20"}, "answers k <= 19"},
 		"no crawl":       {[]string{"--data", t.TempDir(), "--layout", "10x28"}, "no crawl data"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -275,7 +275,7 @@ func TestIndexMigrateRefuses(t *testing.T) {
 func TestIndexMigrateAuto(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
 	crawlDemoSite(t, data)
-	_, errOut, err := run(t, "", "index", "migrate", "--data", data, "--layout", "auto", "--set", "contentseen.expected_pages=100000000")
+	_, errOut, err := run(t, "", "index", "migrate", "--data", data, "--layout", "auto", "--set", "contentseen.expected_pages=100000000", "--set", "contentseen.k=3")
 	if err != nil {
 		t.Fatalf("index migrate: %v\n%s", err, errOut)
 	}
@@ -320,7 +320,7 @@ func TestIndexMigrateKillNine(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cmd, stderr := startCrawlProcess(t, "index", "migrate", "--data", data, "--layout", "google16")
+	cmd, stderr := startCrawlProcess(t, "index", "migrate", "--data", data, "--layout", "google16", "--set", "contentseen.k=3")
 	// Kill once the file grows (the new index is being written), or when
 	// the process is done if it finishes first: either must leave a whole index.
 	exited := make(chan error, 1)
@@ -373,7 +373,7 @@ poll:
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, errOut, err := run(t, "", "index", "migrate", "--data", data, "--layout", "google16"); err != nil {
+	if _, errOut, err := run(t, "", "index", "migrate", "--data", data, "--layout", "google16", "--set", "contentseen.k=3"); err != nil {
 		t.Fatalf("migration after a killed one: %v\n%s", err, errOut)
 	}
 	check(contentseen.LayoutGoogle16)

@@ -83,11 +83,12 @@ func TestStatsCommand(t *testing.T) {
 	if want := fmt.Sprintf("URLs failed: %d, still queued: 0", s.Failed); !strings.Contains(summary, want) {
 		t.Errorf("stats says %d failed, %d pending; the crawl's summary says:\n%s", s.Failed, s.Pending, summary)
 	}
-	if s.Sampled || s.K != 3 || s.Features != "words,min=8" || len(s.NearestNeighbourDistances) != 65 {
+	if s.Sampled || s.K != 7 || s.Features != "words,min=8" || len(s.NearestNeighbourDistances) != 65 {
 		t.Errorf("stats: sampled %v, k %d, features %q, %d histogram entries", s.Sampled, s.K, s.Features, len(s.NearestNeighbourDistances))
 	}
-	// ContentSeen's invariant, seen from the histogram: no two stored
-	// pages lie within k bits.
+	// On the demo site no two stored pages lie within k bits (the judge
+	// may keep two that do, when their sketches tell them apart; the
+	// demo has none such).
 	for dist := 0; dist <= s.K; dist++ {
 		if n := s.NearestNeighbourDistances[dist]; n != 0 {
 			t.Errorf("%d stored pages have a neighbour %d bits away (k = %d)", n, dist, s.K)
@@ -114,7 +115,7 @@ func TestStatsCommand(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Stored   8 pages (3 thin",
-		"; layout 4x16; k = 3",
+		"; layout 4x16; k = 7",
 		"Dropped  3 exact + 1 near = 4 (drop rate 33.3%)",
 		host,
 		"<- k",

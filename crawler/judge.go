@@ -1,0 +1,115 @@
+package crawler
+
+import (
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/simcrawl/simcrawl/contentseen"
+)
+
+// The judge decides whether a page is a copy of a stored page, in two
+// stages:
+//
+//  1. candidates: an exact copy (the same contentseen.TextDigest: the same
+//     letters and digits once the page's own headline is stripped), else
+//     every stored page whose SimHash is within k bits (the candidate
+//     radius, contentseen.k), nearest first, ties by page id;
+//  2. verification: a candidate is a copy only when the sketches of the
+//     two texts agree (contentseen.Thresholds.Verify: Jaccard similarity
+//     of word 3-shingles, or containment of the smaller text in the
+//     larger). The first candidate that verifies is the page duplicated.
+//
+// SimHash alone cannot tell "4 bits because 2% of the words were edited"
+// from "4 bits because two short articles share a template"; the sketch
+// can, so the radius can be wide (recall) without dropping distinct
+// articles (precision).
+//
+// Pages stored before sketches existed (an older data directory) have
+// none: their sketch, and whether they are exact copies, are computed from
+// their stored text when they are candidates (verifyTx), and a copy of
+// such a page is labelled exact when its normalised text is the same.
+
+// verdict is a verified duplicate: the stored page, why, the SimHash
+// distance and the resemblance of the texts.
+type verdict struct {
+	id     uint64
+	reason string // reasonExact or reasonNear
+	dist   int
+	res    contentseen.Resemblance
+	// byDigest: found by the digest look-up, before any candidate (an
+	// exact copy of a page stored before sketches is found as a
+	// candidate instead).
+	byDigest bool
+}
+
+// judgeTx returns the stored page p duplicates, or nil, looking only at
+// what tx sees.
+func (c *Crawler) judgeTx(tx *bolt.Tx, p *page) (*verdict, error) {
+	if id, ok := c.store.ByDigestTx(tx, p.digest); ok {
+		fp, err := c.storedFingerprintTx(tx, id)
+		if err != nil {
+			return nil, err
+		}
+		return &verdict{id: id, reason: reasonExact, dist: contentseen.Distance(p.fp, fp), res: exactResemblance, byDigest: true}, nil
+	}
+	ms, err := c.index.NearTx(tx, p.fp, c.k)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range ms {
+		v, err := c.verifyTx(tx, p, m)
+		if err != nil || v != nil {
+			return v, err
+		}
+	}
+	return nil, nil
+}
+
+// exactResemblance is what an exact copy's texts have.
+var exactResemblance = contentseen.Resemblance{Similarity: 1, Containment: 1, SizeRatio: 1}
+
+// storedFingerprintTx returns the fingerprint stored with page id.
+func (c *Crawler) storedFingerprintTx(tx *bolt.Tx, id uint64) (contentseen.Fingerprint, error) {
+	sp, err := c.store.PageHeaderTx(tx, id)
+	if err != nil {
+		return 0, fmt.Errorf("exact match %d: %w", id, err)
+	}
+	return contentseen.Fingerprint(sp.Fingerprint), nil
+}
+
+// verifyTx compares p with candidate m: a verdict when their sketches
+// agree, nil when not.
+func (c *Crawler) verifyTx(tx *bolt.Tx, p *page, m contentseen.Match) (*verdict, error) {
+	sk, exact, err := c.candidateSketchTx(tx, m.ID, p.digest)
+	if err != nil {
+		return nil, err
+	}
+	if exact {
+		return &verdict{id: m.ID, reason: reasonExact, dist: m.Distance, res: exactResemblance}, nil
+	}
+	res := contentseen.Compare(p.sketch, sk)
+	if !c.thresholds.Verify(res) {
+		return nil, nil
+	}
+	return &verdict{id: m.ID, reason: reasonNear, dist: m.Distance, res: res}, nil
+}
+
+// candidateSketchTx returns the sketch of stored page id. A page stored
+// before sketches has none: it is computed from its stored text, and
+// exact reports whether that text has digest d (its stored digest was
+// taken by an older version, over the text as it was).
+func (c *Crawler) candidateSketchTx(tx *bolt.Tx, id uint64, d [16]byte) (sk contentseen.Sketch, exact bool, err error) {
+	if b, ok := c.store.SketchTx(tx, id); ok {
+		if err := sk.UnmarshalBinary(b); err != nil {
+			return sk, false, fmt.Errorf("sketch of page %d: %w", id, err)
+		}
+		return sk, false, nil
+	}
+	sp, err := c.store.PageTextTx(tx, id)
+	if err != nil {
+		return sk, false, fmt.Errorf("near match %d: %w", id, err)
+	}
+	text := contentseen.StripTitle(sp.Text, sp.Title)
+	return contentseen.SketchOf(text), contentseen.TextDigest(text) == d, nil
+}
