@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/internal/demosite"
@@ -294,6 +297,31 @@ func TestRepairSoundCrawlRoundTrip(t *testing.T) {
 		if q := got.stored[u]; q == nil || q.ID != p.ID || q.Fingerprint != p.Fingerprint || q.Text != p.Text {
 			t.Errorf("page %s not copied as it was", u)
 		}
+	}
+	sketches := func(dir string) (n int, all string) {
+		d, err := OpenData(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		err = d.DB.View(func(tx *bolt.Tx) error {
+			for _, p := range want.stored {
+				if sk, ok := d.Store.SketchTx(tx, p.ID); ok {
+					n++
+					all += fmt.Sprintf("%d:%x ", p.ID, sk)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n, all
+	}
+	if n, a := sketches(opts.DataDir); n == 0 {
+		t.Log("the crawl stored no sketches")
+	} else if m, b := sketches(out); a != b {
+		t.Errorf("sketches: %d copied of %d, or changed", m, n)
 	}
 	for i := range min(len(got.log), len(want.log)) {
 		if got.log[i].URL != want.log[i].URL || got.log[i].DuplicateOf != want.log[i].DuplicateOf {

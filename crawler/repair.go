@@ -204,6 +204,12 @@ func rebuild(ctx context.Context, tmp, dst *bolt.DB, out string, layout contents
 				sum.PagesLost++
 				continue
 			}
+			if err := tmp.View(func(tx *bolt.Tx) error {
+				p.Sketch, _ = src.SketchTx(tx, id) // read only by SketchTx
+				return nil
+			}); err != nil {
+				return err
+			}
 			pages = append(pages, p)
 		}
 		return dst.Update(func(tx *bolt.Tx) error {
