@@ -51,7 +51,9 @@ func damaged(dir, file string, what error) error {
 // (Tx.Check) in a read transaction. Nothing is written before both pass.
 // A file that does not exist is created (bbolt initialises it) unless
 // readOnly; one of 0 bytes is initialised too. Cost: one read of the file
-// (both checks; about X for Y) before the command starts.
+// by each check before the command starts: `crawl stats` on a 67 MB
+// directory of 20,000 pages took 4.2 s instead of 2.7 s, 85 MB resident
+// instead of 30 (medians of 3, load 26-34 on a shared 2-core machine).
 func openDB(dir string, readOnly bool, timeout time.Duration) (db *bolt.DB, err error) {
 	path := filepath.Join(dir, DBFile)
 	flag := os.O_RDONLY

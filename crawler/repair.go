@@ -161,6 +161,9 @@ func salvage(dir, scratch string, sum *RepairSummary) (*bolt.DB, error) {
 	for _, p := range rep.Problems {
 		sum.Damage = append(sum.Damage, p.String())
 	}
+	if sum.SalvagedKeys == 0 && !rep.OK() {
+		return nil, errors.Join(fmt.Errorf("crawler: repair: nothing could be read from %s: %w", path, rep.Err()), tmp.Close())
+	}
 	if rep.Truncated {
 		sum.Damage = append(sum.Damage, "(and more)")
 	}

@@ -147,7 +147,7 @@ func TestDamagedDataDirectory(t *testing.T) {
 			if p != nil {
 				t.Errorf("%s: repair panicked: %v", what, p)
 			}
-			if rerr != nil && !strings.Contains(rerr.Error(), "not a readable bbolt file") {
+			if rerr != nil && !strings.Contains(rerr.Error(), "nothing could be read") {
 				t.Errorf("%s: repair: %v\n%s%s", what, rerr, out, errOut)
 			}
 			if hashFile(t, db) != before {
