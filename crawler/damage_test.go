@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -304,11 +305,16 @@ func TestRepairSoundCrawlRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer d.Close()
+		var ids []uint64
+		for _, p := range want.stored {
+			ids = append(ids, p.ID)
+		}
+		slices.Sort(ids)
 		err = d.DB.View(func(tx *bolt.Tx) error {
-			for _, p := range want.stored {
-				if sk, ok := d.Store.SketchTx(tx, p.ID); ok {
+			for _, id := range ids {
+				if sk, ok := d.Store.SketchTx(tx, id); ok {
 					n++
-					all += fmt.Sprintf("%d:%x ", p.ID, sk)
+					all += fmt.Sprintf("%d:%x ", id, sk)
 				}
 			}
 			return nil
