@@ -163,14 +163,15 @@ func TestJoinIndexAgainstJoinPartitions(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, blockLimit := range []int{200, maxBlock} {
-			for _, nb := range []int{300, 5000, -5000} {
+			nbig := testSize(1000, 5000)
+			for _, nb := range []int{300, nbig, -nbig} {
 				t.Run(fmt.Sprintf("layout=%s/block=%d/batch=%d", name, blockLimit, nb), func(t *testing.T) {
 					r := rand.New(rand.NewPCG(seed, uint64(nb+blockLimit)))
 					gen := func() Fingerprint { return Fingerprint(r.Uint64()) }
 					if nb < 0 { // prefix groups of tens of entries
 						nb, gen = -nb, clustered(r)
 					}
-					batch, bfps, stored, sfps := joinIndexInputFrom(r, 30000, nb, l.K(), gen)
+					batch, bfps, stored, sfps := joinIndexInputFrom(r, testSize(4000, 30000), nb, l.K(), gen)
 					inBlocks := len(sfps) * 3 / 4
 					x := openJoinIndex(t, l, blockLimit, stored, sfps, inBlocks)
 					fids, ffps := firstIDs(stored, sfps)

@@ -17,13 +17,28 @@ import (
 
 const corpus = "../../shared/corpus"
 
-// Different articles on one site's template share navigation, footers and
-// sidebars: the hardest negatives. After extraction their fingerprints must
-// lie far beyond k = 3, or the crawler would drop real articles.
-func TestSameTemplateArticlesAreFarApart(t *testing.T) {
+// raceEnabled is set by race_test.go.
+var raceEnabled bool
+
+// skipQuality skips a TestQuality test, which measures the pipeline on the
+// real pages of ../shared/corpus, when the corpus is absent, and under the
+// race detector (about ten times slower, and checking nothing concurrent):
+// CI runs them in a second pass without -race (README: "Tests").
+func skipQuality(t *testing.T) {
+	t.Helper()
 	if _, err := os.Stat(corpus); err != nil {
 		t.Skip("no ../shared/corpus")
 	}
+	if raceEnabled {
+		t.Skip("a quality test over the corpus: run without -race (go test -run '^TestQuality' ./...)")
+	}
+}
+
+// Different articles on one site's template share navigation, footers and
+// sidebars: the hardest negatives. After extraction their fingerprints must
+// lie far beyond k = 3, or the crawler would drop real articles.
+func TestQualitySameTemplateArticlesAreFarApart(t *testing.T) {
+	skipQuality(t)
 	groups := map[string][]string{
 		"nytimes": globCases(t, "readability/nytimes-*/source.html"),
 		"yahoo":   globCases(t, "readability/yahoo-*/source.html"),
@@ -103,10 +118,8 @@ func rel(p string) string {
 // an advertising line (English articles) should mostly stay within k = 3.
 // SimHash is a random projection, so this is a rate, not a certainty: the
 // test asserts the median and the share within 3 and logs both.
-func TestEditedCopiesOfRealArticlesStayNear(t *testing.T) {
-	if _, err := os.Stat(corpus); err != nil {
-		t.Skip("no ../shared/corpus")
-	}
+func TestQualityEditedCopiesOfRealArticlesStayNear(t *testing.T) {
+	skipQuality(t)
 	fper, err := contentseen.NewFingerprinter(contentseen.Options{})
 	if err != nil {
 		t.Fatal(err)

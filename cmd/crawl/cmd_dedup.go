@@ -139,8 +139,8 @@ func printDedupSummary(w io.Writer, s *crawler.Summary) {
 // seconds; in batches of DefaultDedupBatch the same input takes about a
 // twentieth of that (BenchmarkDedupText).
 // Below it, records are committed one by one, each durable as soon as it
-// is judged.
-const autoBatchBytes = 1 << 20
+// is judged. A variable only so that a test can lower it.
+var autoBatchBytes int64 = 1 << 20
 
 // inputBytes sums the sizes of the files under paths (compressed sizes
 // for .gz files). A file it cannot read counts as nothing: the input

@@ -66,6 +66,7 @@ func (m *Main) runServe(ctx context.Context, args []string) (err error) {
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
+	defer view.Close() // a stopped crawl's view reads nothing in the background
 	fmt.Fprintf(m.Stdout, "Serving the crawl in %s at http://%s/ (Ctrl-C stops)\n", joinDirs(dirs), ln.Addr())
 	return serveUntil(ctx, ln, view)
 }
@@ -145,6 +146,7 @@ func (m *Main) startUI(ctx context.Context, c *crawler.Crawler, cfg Config, addr
 	}
 	ln, err := listenUI(addr, m.Stderr)
 	if err != nil {
+		view.Close()
 		return nil, fmt.Errorf("--ui: %w", err)
 	}
 	fmt.Fprintf(m.Stderr, "Web view of this crawl at http://%s/\n", ln.Addr())
@@ -153,6 +155,8 @@ func (m *Main) startUI(ctx context.Context, c *crawler.Crawler, cfg Config, addr
 	go func() { done <- serveUntil(sctx, ln, view) }()
 	return func() error {
 		cancel()
-		return <-done
+		err := <-done
+		view.Close() // waits for a background read of the database
+		return err
 	}, nil
 }

@@ -10,10 +10,16 @@ import (
 
 // --batch N decides as one by one: same stored pages, same drop log, same
 // kept records in --out, same summary counts; --batch 0 (the default)
-// batches an input of 1 MiB or more. Bad values are refused.
+// batches an input of 1 MiB or more (of 256 KiB here, to keep the test
+// small; 1 MiB with SIMCRAWL_BIG=1). Bad values are refused.
 func TestDedupBatchFlag(t *testing.T) {
 	dir := t.TempDir()
-	input := textInput(t, dir, 1100)
+	n := 1100
+	if os.Getenv("SIMCRAWL_BIG") != "1" {
+		defer func(was int64) { autoBatchBytes = was }(autoBatchBytes)
+		autoBatchBytes, n = 256<<10, 300 // not a parallel test: nothing else runs
+	}
+	input := textInput(t, dir, n)
 	if n := inputBytes([]string{input}); n < autoBatchBytes {
 		t.Fatalf("test setup: input of %d bytes, want at least %d for automatic batches", n, autoBatchBytes)
 	}
@@ -42,7 +48,7 @@ func TestDedupBatchFlag(t *testing.T) {
 		slices.Sort(fps)
 		outputs[batch] = summary + "\n" + stripTimes(string(log)) + "\n" + stripTimes(string(keptb)) + "\n" + strings.Join(fps, "\n")
 	}
-	if !strings.Contains(outputs["1"], "dropped") || strings.Count(outputs["1"], "\"reason\"") < 100 {
+	if !strings.Contains(outputs["1"], "dropped") || strings.Count(outputs["1"], "\"reason\"") < n/10 {
 		t.Fatalf("test setup: few drops:\n%.500s", outputs["1"])
 	}
 	for _, batch := range []string{"0", "64"} {
@@ -79,7 +85,11 @@ func TestDedupBatchKillNineThenResume(t *testing.T) {
 	}
 	t.Parallel()
 	dir := t.TempDir()
-	input := textInput(t, dir, 3000)
+	n := 1000 // 16 batches
+	if os.Getenv("SIMCRAWL_BIG") == "1" {
+		n = 3000
+	}
+	input := textInput(t, dir, n)
 	args := func(data string) []string {
 		return []string{"dedup", "--data", data, "--input", input, "--batch", "64", "--set", "log.level=warn"}
 	}

@@ -21,6 +21,7 @@ var readmeSkips = []struct {
 	restOfBlock bool // skip the block's lines after it too
 }{
 	{"go vet ./...", "the test command itself", false},
+	{"SIMCRAWL_BIG=1 go test", "the tests at full size", false},
 	{"./crawl distance a.html b.html", "two HTML files of the reader's", false},
 	{"jq -r", "jq over the drop log, not a crawl command", false},
 	{"--pairs mine.jsonl", "a pairs file of the reader's", false},
@@ -29,6 +30,10 @@ var readmeSkips = []struct {
 	{"./crawl dedup --data corpus-data", "inputs of the reader's", false},
 	{"--from fps.txt", "fingerprint files of the reader's", false},
 	{"--batch new.txt", "fingerprint files of the reader's", false},
+	{"SIMCRAWL_BIG=1 go test", "the tests at full size (tens of minutes)", false},
+	{"./crawl serve --data demo-data", "the web view serves on port 8080 until Ctrl-C, and so does --ui; TestWebViewInBrowser and TestCrawlUI run them", true},
+	{"go run ./internal/copyweb", "the copy-web harness: its own test (internal/copyweb) runs it", false},
+	{"go test -run TestQualityCopies", "the copy-web harness's test, run by the test command", false},
 }
 
 // The README's examples run in order, as a new user would type them in a

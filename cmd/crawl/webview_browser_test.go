@@ -29,7 +29,8 @@ import (
 // the counts, looks for the highlighted word of the diff and the drawn
 // charts, labels pairs, downloads the pairs file and feeds it to
 // `crawl eval`. Screenshots go to the test's temp dir, or to
-// $WEBVIEW_SCREENSHOTS when set (how docs/webview-*.png were made).
+// $WEBVIEW_SCREENSHOTS when set (how internal/webview/doc/*.png were
+// made).
 
 // hostileMarkup is text a page may hold: a script, an element with a
 // handler, and a quote that would close an attribute.
@@ -83,11 +84,13 @@ func TestWebViewInBrowser(t *testing.T) {
 	dir := t.TempDir()
 	seeds := writeFile(t, dir, "seeds.txt", site.URL+"/\n"+site.URL+"/harbour/notes\n"+site.URL+"/harbour/notes-copy\n")
 	data := filepath.Join(dir, "data")
+	start := time.Now()
 	if _, _, err := run(t, "", "--seeds", seeds, "--data", data,
 		"--set", "fetch.delay=0s", "--set", "fetch.parallelism=1", "--set", "fetch.retries=0", "--set", "log.level=warn"); err != nil {
 		t.Fatalf("crawl: %v", err)
 	}
 
+	t.Logf("crawl: %v", time.Since(start).Round(time.Millisecond))
 	base, stopServe := startServe(t, data)
 	defer stopServe()
 
@@ -119,9 +122,11 @@ func TestWebViewInBrowser(t *testing.T) {
 
 	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
+		start := time.Now()
 		if err := chromedp.Do(bctx, steps...); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
+		t.Logf("%s: %v", what, time.Since(start).Round(time.Millisecond))
 	}
 	text := func(sel string) string {
 		t.Helper()

@@ -55,7 +55,8 @@ func fakeCrawl(tb testing.TB, pages, drops int, title func(i, j int) string, tex
 					at = at.Add(37 * time.Millisecond)
 					if err := st.PutDropTx(tx, &storage.Drop{URL: fmt.Sprintf("http://mirror%d.example/copy/%d/%d", j%5, i, j),
 						Title: title(i, j), FetchedAt: at, DuplicateOf: id, Distance: dist, Reason: reason,
-						Fingerprint: fpD, MatchedFingerprint: fp, Text: text(i, j)}); err != nil {
+						Fingerprint: fpD, MatchedFingerprint: fp, Text: text(i, j),
+						Similarity: 1 - 0.1*float64(dist), Containment: 1 - 0.05*float64(dist)}); err != nil {
 						return err
 					}
 				}

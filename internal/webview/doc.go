@@ -27,6 +27,9 @@
 // a drop) and computes the nearest-neighbour histogram
 // (crawler.NearestNeighbours); list pages then filter and page through
 // memory, and a pair reads two records. A live crawl's snapshot is read
-// again when older than Options.Refresh. See BenchmarkPages for the times
-// at 100,000 drops.
+// again after the crawl progressed: within the request when that is cheap,
+// else in the background at most once per Options.Refresh. At 100,000
+// drops (BenchmarkPages, shared 2-core machine at load 21) the overview
+// takes 2 ms, the duplicates 17 to 40 ms filtered or searched, a pair
+// under 1 ms; New takes 6 s (BenchmarkNew).
 package webview

@@ -311,6 +311,7 @@ type pairData struct {
 	ShownDistance  int // between the fingerprints shown, when it differs
 	Similarity     string
 	Verified       string // the verified similarity, "" when not recorded
+	Containment    string
 	Scheme         string
 	K              int
 	Exact          bool
@@ -371,8 +372,9 @@ func (s *Server) pair(w http.ResponseWriter, r *http.Request) {
 		d.ShownDistance = dist
 	}
 	d.Similarity = fmt.Sprintf("%.3f", contentseen.Similarity(contentseen.Fingerprint(dr.Fingerprint), contentseen.Fingerprint(orig.Fingerprint)))
-	if h := findDrop(snap, src, id); h != nil && h.HasSimilarity {
-		d.Verified = fmt.Sprintf("%.3f", h.Similarity)
+	if dr.Similarity > 0 || dr.Containment > 0 {
+		d.Verified = fmt.Sprintf("%.3f", dr.Similarity)
+		d.Containment = fmt.Sprintf("%.3f", dr.Containment)
 	}
 	if !d.NoText {
 		runs := worddiff.Diff(orig.Text, dr.Text)
@@ -400,19 +402,6 @@ func (s *Server) pair(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.render(w, "pair", page{Title: "Pair: " + dr.URL, Nav: "dups", Built: snap.built, Body: d})
-}
-
-// findDrop returns the snapshot's header of drop id of source src (drops
-// are sorted by source, then ID), or nil.
-func findDrop(snap *snapshot, src int, id uint64) *dropHead {
-	i := sort.Search(len(snap.drops), func(i int) bool {
-		d := &snap.drops[i]
-		return d.Src > src || d.Src == src && d.ID >= id
-	})
-	if i < len(snap.drops) && snap.drops[i].Src == src && snap.drops[i].ID == id {
-		return &snap.drops[i]
-	}
-	return nil
 }
 
 type distancesData struct {

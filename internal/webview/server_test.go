@@ -101,6 +101,8 @@ func TestDupsFilters(t *testing.T) {
 		{"q=page/5", 1, 3, "Article 5 copy -1"},
 		{"q=copy/5/2", 1, 1, ""},
 		{"host=mirror1.example", 8, 8, ""},
+		{"minsim=0.75", 8, 18, ""},            // similarity 1-0.1*distance: distances 0 to 2
+		{"minsim=0.75&maxsim=0.85", 6, 6, ""}, // distance 2
 	}
 	for _, tc := range tests {
 		code, body := get(t, s, "/dups?"+tc.query)

@@ -62,8 +62,9 @@ type dropHead struct {
 	Distance           int
 	Reason             string
 	FP, MatchedFP      uint64
-	Similarity         float64 // the verified similarity, when HasSimilarity
-	HasSimilarity      bool
+	Similarity         float64 // the verified similarity and containment, when HasSimilarity
+	Containment        float64
+	HasSimilarity      bool // recorded by a crawl that verifies drops (older drops have none)
 	FetchedAt          time.Time
 	lowerURL, lowerTit string // for the search box
 }
@@ -229,7 +230,8 @@ func newDropHead(src int, d *storage.Drop, host string) dropHead {
 	h := dropHead{
 		Src: src, ID: d.ID, URL: d.URL, Title: d.Title, Host: host, DupOf: d.DuplicateOf,
 		Distance: d.Distance, Reason: d.Reason, FP: d.Fingerprint, MatchedFP: d.MatchedFingerprint,
-		FetchedAt: d.FetchedAt,
+		FetchedAt: d.FetchedAt, Similarity: d.Similarity, Containment: d.Containment,
+		HasSimilarity: d.Similarity > 0 || d.Containment > 0,
 	}
 	h.lowerURL, h.lowerTit = lower(d.URL), lower(d.Title)
 	return h
