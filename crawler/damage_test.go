@@ -353,3 +353,12 @@ func TestRepairSoundCrawlRoundTrip(t *testing.T) {
 		t.Errorf("the resumed copy fetched %d pages, want 0", sum.Run.Fetched)
 	}
 }
+
+// TestMain removes the shared demo crawl that crawledDir made.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if demoCrawl.dir != "" {
+		os.RemoveAll(demoCrawl.dir)
+	}
+	os.Exit(code)
+}
