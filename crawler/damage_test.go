@@ -4,13 +4,17 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/internal/demosite"
@@ -295,6 +299,36 @@ func TestRepairSoundCrawlRoundTrip(t *testing.T) {
 			t.Errorf("page %s not copied as it was", u)
 		}
 	}
+	sketches := func(dir string) (n int, all string) {
+		d, err := OpenData(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		var ids []uint64
+		for _, p := range want.stored {
+			ids = append(ids, p.ID)
+		}
+		slices.Sort(ids)
+		err = d.DB.View(func(tx *bolt.Tx) error {
+			for _, id := range ids {
+				if sk, ok := d.Store.SketchTx(tx, id); ok {
+					n++
+					all += fmt.Sprintf("%d:%x ", id, sk)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n, all
+	}
+	if n, a := sketches(opts.DataDir); n == 0 {
+		t.Log("the crawl stored no sketches")
+	} else if m, b := sketches(out); a != b {
+		t.Errorf("sketches: %d copied of %d, or changed", m, n)
+	}
 	for i := range min(len(got.log), len(want.log)) {
 		if got.log[i].URL != want.log[i].URL || got.log[i].DuplicateOf != want.log[i].DuplicateOf {
 			t.Errorf("drop log line %d: %s of %s, want %s of %s", i+1, got.log[i].URL, got.log[i].DuplicateOf, want.log[i].URL, want.log[i].DuplicateOf)
@@ -318,4 +352,13 @@ func TestRepairSoundCrawlRoundTrip(t *testing.T) {
 	if sum := runCrawl(t, opts); sum.Run.Fetched != 0 {
 		t.Errorf("the resumed copy fetched %d pages, want 0", sum.Run.Fetched)
 	}
+}
+
+// TestMain removes the shared demo crawl that crawledDir made.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if demoCrawl.dir != "" {
+		os.RemoveAll(demoCrawl.dir)
+	}
+	os.Exit(code)
 }

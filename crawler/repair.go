@@ -161,6 +161,9 @@ func salvage(dir, scratch string, sum *RepairSummary) (*bolt.DB, error) {
 	for _, p := range rep.Problems {
 		sum.Damage = append(sum.Damage, p.String())
 	}
+	if sum.SalvagedKeys == 0 && !rep.OK() {
+		return nil, errors.Join(fmt.Errorf("crawler: repair: nothing could be read from %s: %w", path, rep.Err()), tmp.Close())
+	}
 	if rep.Truncated {
 		sum.Damage = append(sum.Damage, "(and more)")
 	}
@@ -204,6 +207,12 @@ func rebuild(ctx context.Context, tmp, dst *bolt.DB, out string, layout contents
 				sum.PagesLost++
 				continue
 			}
+			if err := tmp.View(func(tx *bolt.Tx) error {
+				p.Sketch, _ = src.SketchTx(tx, id) // read only by SketchTx
+				return nil
+			}); err != nil {
+				return err
+			}
 			pages = append(pages, p)
 		}
 		return dst.Update(func(tx *bolt.Tx) error {
@@ -216,7 +225,7 @@ func rebuild(ctx context.Context, tmp, dst *bolt.DB, out string, layout contents
 				}
 				stored[p.ID] = true
 				sum.Pages++
-				if !p.Thin {
+				if !p.Thin && p.Fingerprint != 0 { // fingerprint 0: crawled with ContentSeen off
 					if err := x.AddTx(tx, p.ID, contentseen.Fingerprint(p.Fingerprint)); err != nil {
 						return err
 					}
