@@ -293,9 +293,9 @@ func looksLikePath(v string) bool {
 // evalReport is what --json prints; see the field list at the top of the
 // file.
 type evalReport struct {
-	PairsFile     string       `json:"pairs_file"`
-	Pairs         int          `json:"pairs"`
-	Duplicates    int          `json:"duplicates"`
+	PairsFile     string         `json:"pairs_file"`
+	Pairs         int            `json:"pairs"`
+	Duplicates    int            `json:"duplicates"`
 	NonDuplicates int            `json:"non_duplicates"`
 	Options       []evalOption   `json:"options"`
 	Thresholds    evalThresholds `json:"thresholds"`
