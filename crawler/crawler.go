@@ -14,7 +14,6 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/frontier"
@@ -66,6 +65,8 @@ type Crawler struct {
 	stopTaking context.CancelFunc
 	// storedBefore counts the pages stored by earlier runs, for MaxPages.
 	storedBefore int64
+	// retriedFailed counts the failed URLs Run queued again, for the summary.
+	retriedFailed int
 }
 
 // Open opens (or creates) the data directory and everything in it. A second
@@ -108,13 +109,22 @@ func Open(opts Options) (_ *Crawler, err error) {
 	if err := os.MkdirAll(opts.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("crawler: create data directory: %w", err)
 	}
-	path := filepath.Join(opts.DataDir, DBFile)
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.OpenTimeout})
-	if errors.Is(err, berrors.ErrTimeout) {
-		return nil, fmt.Errorf("%w: %s (wait for it to finish or stop it)", ErrLocked, opts.DataDir)
+	if err := refuseLostStore(opts.DataDir, opts.DropLog); err != nil {
+		return nil, err
 	}
+	// Nothing writes to a data directory that fails its check.
+	if st, err := os.Stat(filepath.Join(opts.DataDir, DBFile)); err == nil && st.Size() > 0 {
+		rep, err := CheckData(context.Background(), opts.DataDir, opts.DropLog, opts.OpenTimeout)
+		if err != nil {
+			return nil, err
+		}
+		if err := rep.Err(); err != nil {
+			return nil, err
+		}
+	}
+	db, err := openDB(opts.DataDir, false, opts.OpenTimeout)
 	if err != nil {
-		return nil, fmt.Errorf("crawler: open %s: %w", path, err)
+		return nil, err
 	}
 	c := &Crawler{opts: opts, db: db, fetcher: fetcher, fper: fper, k: opts.K, thresholds: opts.Thresholds,
 		releaseEvery: releaseEvery, mappedBudget: mappedBudget,
@@ -140,13 +150,19 @@ func Open(opts Options) (_ *Crawler, err error) {
 
 func (c *Crawler) openParts(layout contentseen.Layout) error {
 	var err error
-	c.index, err = contentseen.NewBoltIndex(c.db, contentseen.BoltOptions{Layout: layout, Scheme: c.opts.Features.String()})
-	if err != nil {
-		return fmt.Errorf("crawler: %w%s", err, c.schemeHint(layout))
-	}
 	c.store, err = storage.New(c.db, storage.Options{KeepDropText: c.opts.KeepDropText})
 	if err != nil {
 		return fmt.Errorf("crawler: %w", err)
+	}
+	// The drop log is checked against the store before the index and the
+	// frontier are opened (they may write); only a crash's missing tail is
+	// ever appended.
+	if err := reconcileDropLog(context.Background(), c.opts.DropLog, c.store); err != nil {
+		return err
+	}
+	c.index, err = contentseen.NewBoltIndex(c.db, contentseen.BoltOptions{Layout: layout, Scheme: c.opts.Features.String()})
+	if err != nil {
+		return fmt.Errorf("crawler: %w%s", err, c.schemeHint(layout))
 	}
 	delay := c.opts.Delay
 	if delay == 0 {
@@ -158,9 +174,6 @@ func (c *Crawler) openParts(layout contentseen.Layout) error {
 	}
 	if err := c.db.Update(func(tx *bolt.Tx) error { return putK(tx, c.k) }); err != nil {
 		return fmt.Errorf("crawler: record k: %w", err)
-	}
-	if err := reconcileDropLog(context.Background(), c.opts.DropLog, c.store); err != nil {
-		return err
 	}
 	c.dropLog, err = storage.OpenDropLog(c.opts.DropLog)
 	if err != nil {
@@ -223,6 +236,7 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 			return nil, fmt.Errorf("crawler: retry failed URLs: %w", err)
 		}
 		c.opts.Logger.Info("failed URLs queued again", "urls", n)
+		c.retriedFailed = n
 	}
 	if err := c.addSeeds(ctx); err != nil {
 		return nil, err

@@ -1,16 +1,19 @@
 package crawler
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/simcrawl/simcrawl/frontier"
 	"github.com/simcrawl/simcrawl/storage"
@@ -25,10 +28,16 @@ type Data struct {
 	DB    *bolt.DB
 	Store *storage.Store
 	Dir   string
+
+	faultWas bool // the goroutine's SetPanicOnFault before OpenData
+	// borrowed marks a running crawl's own database (Crawler.LiveData):
+	// Close leaves it open for the crawl.
+	borrowed bool
 }
 
 // OpenData opens dir read-only. It fails with ErrLocked while a crawl runs
-// on dir, and with a clear error when dir holds no crawl.
+// on dir, with a clear error when dir holds no crawl, and with a
+// DamageError (ErrDamaged) when crawl.db fails the checks of openDB.
 func OpenData(dir string, timeout time.Duration) (*Data, error) {
 	if timeout <= 0 {
 		timeout = time.Second
@@ -37,22 +46,61 @@ func OpenData(dir string, timeout time.Duration) (*Data, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("crawler: no crawl data in %s: %w", dir, err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, ReadOnly: true})
-	if errors.Is(err, berrors.ErrTimeout) {
-		return nil, fmt.Errorf("%w: %s (run this again when the crawl has stopped)", ErrLocked, dir)
-	}
+	db, err := openDB(dir, true, timeout)
 	if err != nil {
-		return nil, fmt.Errorf("crawler: open %s: %w", path, err)
+		return nil, err
 	}
-	st, err := storage.New(db, storage.Options{})
+	var st *storage.Store
+	err = guard(dir, func() error {
+		var err error
+		st, err = storage.New(db, storage.Options{})
+		return err
+	})
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("crawler: open store: %w", err), db.Close())
 	}
-	return &Data{DB: db, Store: st, Dir: dir}, nil
+	// A memory fault while reading the mapping (a file changed under us)
+	// becomes a panic that Recover turns into an error.
+	return &Data{DB: db, Store: st, Dir: dir, faultWas: debug.SetPanicOnFault(true)}, nil
 }
 
-// Close closes the database.
-func (d *Data) Close() error { return d.DB.Close() }
+// Recover, deferred by a command that reads d right after OpenData in the
+// same goroutine, turns a panic or memory fault while reading (bbolt
+// asserting on a page, a decoder slicing out of range) into a DamageError
+// in *err naming the file, instead of a crash. Reads go through checked
+// files only, so this is the last line of defence.
+func (d *Data) Recover(err *error) {
+	debug.SetPanicOnFault(d.faultWas)
+	if p := recover(); p != nil {
+		*err = damaged(d.Dir, filepath.Join(d.Dir, DBFile), fmt.Errorf("reading it failed: %v", p))
+		return
+	}
+	// The file passed the structural checks, so a record that does not
+	// decode is damage inside a value: say where to look.
+	if e := *err; e != nil && !errors.Is(e, ErrDamaged) && !errors.Is(e, context.Canceled) && isReadError(e) {
+		*err = fmt.Errorf("%w (reading %s; `crawl check --data %s` says what is damaged, `crawl repair --data %s --out NEWDIR` copies what can be read)",
+			e, filepath.Join(d.Dir, DBFile), d.Dir, d.Dir)
+	}
+}
+
+// isReadError reports whether err came from decoding what the data
+// directory holds, not from writing the output.
+func isReadError(err error) bool {
+	var pe *fs.PathError
+	if errors.As(err, &pe) || errors.Is(err, syscall.EPIPE) {
+		return false
+	}
+	return true
+}
+
+// Close closes the database; on a Data from Crawler.LiveData it does
+// nothing (the crawl owns the database).
+func (d *Data) Close() error {
+	if d.borrowed {
+		return nil
+	}
+	return d.DB.Close()
+}
 
 // crawlBucket holds what the crawler itself records about a data directory.
 var (
@@ -103,6 +151,24 @@ func (d *Data) Skipped(fn func(url, reason string) error) error {
 			return nil
 		})
 	})
+}
+
+// FailedItems calls fn for every URL the crawl recorded as failed, in URL
+// order, with its depth, attempts and last error (the reason).
+func (d *Data) FailedItems(fn func(frontier.Item) error) error {
+	return d.DB.View(func(tx *bolt.Tx) error { return frontier.ReadFailedItems(tx, "", fn) })
+}
+
+// Queued returns how many URLs each host (frontier.HostKey) still has
+// queued, waiting for a retry or in flight.
+func (d *Data) Queued() (map[string]int, error) {
+	var q map[string]int
+	err := d.DB.View(func(tx *bolt.Tx) error {
+		var err error
+		q, err = frontier.ReadQueued(tx, "")
+		return err
+	})
+	return q, err
 }
 
 // Failed calls fn for every URL the crawl recorded as failed, with the

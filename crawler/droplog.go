@@ -4,39 +4,54 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/simcrawl/simcrawl/storage"
 )
 
-// reconcileDropLog makes the drop log agree with the store's list of drops,
-// which is the truth: a drop-log line is written inside the transaction that
-// records the drop, so a crash between the write and the commit leaves a
-// line for a page that will be fetched and judged again. Lines beyond the
-// store's count are cut (with any torn last line); lines missing from the
-// log (a deleted log, a new drop_log path) are written again from the store.
+// ErrDropLogMismatch is wrapped by Open's error when the drop log does not
+// list the store's drops in order: lines were deleted, edited or added.
+var ErrDropLogMismatch = errors.New("crawler: drop log disagrees with the store")
+
+// reconcileDropLog checks the drop log against the store's drops, which
+// are the truth, line by line: line i must be drop i (same URL and
+// fingerprint). A drop-log line is written right after the commit that
+// records the drop, so a crash leaves the log a prefix of the store's drops,
+// possibly ending in a torn line (no newline, not JSON): the torn line is
+// cut and the missing drops are appended from the store. That is the only
+// change it ever makes. A log that is not such a prefix (a deleted, edited
+// or foreign line, or more lines than drops) is left as it is and the error
+// wraps ErrDropLogMismatch, naming the first line that differs.
 func reconcileDropLog(ctx context.Context, path string, st *storage.Store) error {
-	_, drops, err := st.Counts(ctx)
-	if err != nil {
-		return fmt.Errorf("crawler: count drops: %w", err)
-	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("crawler: open drop log: %w", err)
 	}
 	defer f.Close()
-	lines, keep, err := completeLines(f, drops)
+	m, err := matchDropLog(ctx, f, st)
 	if err != nil {
-		return fmt.Errorf("crawler: read drop log %s: %w", path, err)
+		return fmt.Errorf("crawler: drop log %s: %w", path, err)
 	}
-	if err := f.Truncate(keep); err != nil {
-		return fmt.Errorf("crawler: trim drop log %s: %w", path, err)
+	if m.problem != "" {
+		return fmt.Errorf("%w: %s: %s; nothing was changed. `crawl check --data DIR` compares them; "+
+			"`crawl repair --data DIR --out NEWDIR` writes a directory whose drop log is rewritten from the store "+
+			"(or move this log away and the crawl writes it again from the store)", ErrDropLogMismatch, path, m.problem)
 	}
-	if lines < drops {
-		if err := rewriteMissing(ctx, f, keep, lines, st); err != nil {
+	if m.torn == 0 && m.missing == 0 {
+		return nil
+	}
+	if m.torn > 0 {
+		if err := f.Truncate(m.keep); err != nil {
+			return fmt.Errorf("crawler: cut torn last line of drop log %s: %w", path, err)
+		}
+	}
+	if m.missing > 0 {
+		if err := rewriteMissing(ctx, f, m.keep, m.lines, st); err != nil {
 			return fmt.Errorf("crawler: restore drop log %s: %w", path, err)
 		}
 	}
@@ -46,26 +61,105 @@ func reconcileDropLog(ctx context.Context, path string, st *storage.Store) error
 	return f.Close()
 }
 
-// completeLines counts newline-terminated lines up to max and returns the
-// byte offset after the last one counted.
-func completeLines(r io.Reader, max int) (lines int, offset int64, err error) {
-	br := bufio.NewReader(r)
-	for lines < max {
-		b, err := br.ReadBytes('\n')
-		if errors.Is(err, io.EOF) {
-			return lines, offset, nil // b, if any, is a torn line
+// logMatch is how a drop log compares with the store.
+type logMatch struct {
+	lines   int    // complete lines matching the store's first drops
+	keep    int64  // bytes of the file up to and including them
+	torn    int64  // bytes of a torn last line after them
+	missing int    // store drops after the matched lines
+	problem string // why the log is not a prefix of the store's drops, "" if it is
+}
+
+// matchDropLog reads r (a drop log) along the store's drops, streaming
+// both: memory is one line and one chunk of drop headers.
+func matchDropLog(ctx context.Context, r io.Reader, st *storage.Store) (logMatch, error) {
+	var m logMatch
+	br := bufio.NewReaderSize(r, 64<<10)
+	eof := false
+	lineNo := 0
+	// next returns the next non-blank line, whether it ended in a newline,
+	// or nil at the end of the file.
+	next := func() ([]byte, bool, error) {
+		for !eof {
+			b, err := br.ReadBytes('\n')
+			if errors.Is(err, io.EOF) {
+				eof = true
+			} else if err != nil {
+				return nil, false, err
+			}
+			lineNo++
+			if len(bytes.TrimSpace(b)) == 0 {
+				if !eof {
+					m.keep += int64(len(b))
+				} else {
+					m.torn = int64(len(b))
+				}
+				continue
+			}
+			return b, !eof, nil
 		}
-		if err != nil {
-			return 0, 0, err
-		}
-		if len(bytes.TrimSpace(b)) == 0 {
-			offset += int64(len(b))
-			continue
-		}
-		lines++
-		offset += int64(len(b))
+		return nil, false, nil
 	}
-	return lines, offset, nil
+	stop := errors.New("stop")
+	i := 0
+	err := st.DropHeaders(ctx, func(d *storage.Drop) error {
+		i++
+		if m.missing > 0 {
+			m.missing++
+			return nil
+		}
+		b, complete, err := next()
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			m.missing = 1
+			return nil
+		}
+		var rec storage.DropRecord
+		perr := json.Unmarshal(bytes.TrimSpace(b), &rec)
+		if !complete && perr != nil {
+			m.torn, m.missing = int64(len(b)), 1 // a crash cut this line
+			return nil
+		}
+		switch {
+		case perr != nil:
+			m.problem = fmt.Sprintf("line %d is not a drop record (%v); the store's drop %d is %s", lineNo, perr, i, d.URL)
+		case rec.URL != d.URL || rec.Fingerprint != d.Fingerprint:
+			m.problem = fmt.Sprintf("line %d is %s (fingerprint %016x), but the store's drop %d is %s (fingerprint %016x): lines were deleted, added or edited",
+				lineNo, rec.URL, rec.Fingerprint, i, d.URL, d.Fingerprint)
+		case !complete:
+			// Whole but without its newline: cut it and write it again.
+			m.torn, m.missing = int64(len(b)), 1
+			return nil
+		default:
+			m.lines++
+			m.keep += int64(len(b))
+			return nil
+		}
+		return stop
+	})
+	if err != nil && !errors.Is(err, stop) {
+		return m, fmt.Errorf("read the store's drops: %w", err)
+	}
+	if m.problem != "" || m.missing > 0 {
+		return m, nil
+	}
+	// Every drop has its line; anything after them is not the store's.
+	b, complete, err := next()
+	if err != nil {
+		return m, err
+	}
+	if b != nil {
+		var rec storage.DropRecord
+		if !complete && json.Unmarshal(bytes.TrimSpace(b), &rec) != nil {
+			m.torn = int64(len(b)) // a torn line of a drop whose commit failed
+			return m, nil
+		}
+		m.problem = fmt.Sprintf("line %d (%.80s) follows the line of the store's last drop (%d): the log has lines the store does not",
+			lineNo, bytes.TrimSpace(b), i)
+	}
+	return m, nil
 }
 
 func rewriteMissing(ctx context.Context, f *os.File, at int64, skip int, st *storage.Store) error {
@@ -74,7 +168,7 @@ func rewriteMissing(ctx context.Context, f *os.File, at int64, skip int, st *sto
 	}
 	w := bufio.NewWriter(f)
 	i := 0
-	err := st.Drops(ctx, func(d *storage.Drop) error {
+	err := st.DropHeaders(ctx, func(d *storage.Drop) error {
 		i++
 		if i <= skip {
 			return nil
@@ -83,12 +177,7 @@ func rewriteMissing(ctx context.Context, f *os.File, at int64, skip int, st *sto
 		if err != nil {
 			return fmt.Errorf("page %d: %w", d.DuplicateOf, err)
 		}
-		r := storage.DropRecord{
-			Time: d.FetchedAt, URL: d.URL, FinalURL: d.FinalURL, DuplicateOf: orig.URL,
-			DuplicateOfID: d.DuplicateOf, Distance: d.Distance, Reason: d.Reason,
-			Fingerprint: d.Fingerprint, MatchedFingerprint: d.MatchedFingerprint,
-			Title: d.Title, Depth: d.Depth, Similarity: d.Similarity, Containment: d.Containment,
-		}
+		r := storage.NewDropRecord(d, orig.URL)
 		b, err := r.MarshalJSON()
 		if err != nil {
 			return err
@@ -102,4 +191,59 @@ func rewriteMissing(ctx context.Context, f *os.File, at int64, skip int, st *sto
 		return err
 	}
 	return w.Flush()
+}
+
+// ErrLostStore is wrapped by Open's error when the data directory's drop
+// log has lines but crawl.db is missing or empty.
+var ErrLostStore = errors.New("crawler: drop log without a store")
+
+// refuseLostStore refuses to start on a data directory whose crawl.db is
+// missing or 0 bytes while its drop log has lines: the store was deleted or
+// lost (a failed copy, a full disk), and a new crawl there would make the
+// log and the store disagree from its first line. Nothing is touched.
+func refuseLostStore(dir, dropLog string) error {
+	path := filepath.Join(dir, DBFile)
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && st.Size() > 0:
+		return nil
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("crawler: %w", err)
+	}
+	what := "is missing"
+	if err == nil {
+		what = "is empty (0 bytes)"
+	}
+	lines, err := countLines(dropLog)
+	if err != nil || lines == 0 {
+		return err
+	}
+	return fmt.Errorf("%w: %s %s but the drop log %s has %d line%s, so this directory held a crawl whose store is lost; "+
+		"nothing was changed. Restore crawl.db from a backup, or crawl into a new --data directory (move the drop log away first to reuse this one)",
+		ErrLostStore, path, what, dropLog, lines, plural(lines))
+}
+
+// countLines counts the non-blank lines of the file at path, 0 when it
+// does not exist.
+func countLines(path string) (int, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("crawler: drop log: %w", err)
+	}
+	defer f.Close()
+	n := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	for sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) > 0 {
+			n++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return 0, fmt.Errorf("crawler: drop log %s: %w", path, err)
+	}
+	return n, nil
 }

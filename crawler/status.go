@@ -99,6 +99,10 @@ type Summary struct {
 	// PageLimit is MaxPages when the run stopped because that many pages
 	// were stored, else 0.
 	PageLimit int
+	// RetriedFailed is how many failed URLs Options.RetryFailed queued
+	// again. Run.Fetched counts those answering 2xx; the others are among
+	// Run.Errors.
+	RetriedFailed int
 }
 
 // HostCount is a host and a count.
@@ -109,7 +113,8 @@ type HostCount struct {
 
 func (c *Crawler) summary(ctx context.Context, start time.Time) (*Summary, error) {
 	ctx = context.WithoutCancel(ctx)
-	s := &Summary{Run: c.Stats(start), DataDir: c.opts.DataDir, DropLog: c.opts.DropLog, Frontier: c.frontier.Stats()}
+	s := &Summary{Run: c.Stats(start), DataDir: c.opts.DataDir, DropLog: c.opts.DropLog, Frontier: c.frontier.Stats(),
+		RetriedFailed: c.retriedFailed}
 	var err error
 	s.Pages, s.Drops, err = c.store.Counts(ctx)
 	if err != nil {
@@ -156,6 +161,10 @@ func (s *Summary) Print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "All runs: %d page%s stored, %d dropped as duplicates (drop rate %.1f%%); URLs failed: %d, still queued: %d\n",
 		s.Pages, plural(s.Pages), s.Drops, rate, s.Failed, s.Frontier.Pending+s.Frontier.InFlight)
+	if s.RetriedFailed > 0 {
+		fmt.Fprintf(w, "--retry-failed: %d URL%s that had failed requested again; those failing again are among this run's errors (crawl failed lists them)\n",
+			s.RetriedFailed, plural(s.RetriedFailed))
+	}
 	if s.PageLimit > 0 {
 		fmt.Fprintf(w, "Stopped at the page limit (scope.max_pages = %d stored page%s); raise it and rerun to continue.\n", s.PageLimit, plural(s.PageLimit))
 	}

@@ -28,14 +28,22 @@ const minArticleRunes = 200
 func extractTree(d *Document, g *goquery.Document, pageURL *url.URL) {
 	root := g.Nodes[0]
 	readMeta(d, g, pageURL) // before anything mutates the tree
-	total := clean(root)
+	total := clean(root, false)
 
 	body := g.Find("body").Nodes
 	fbRoot := root
 	if len(body) > 0 {
 		fbRoot = body[0]
 	}
-	fallback := renderText(fbRoot, linkDense(fbRoot))
+	dense := linkDense(fbRoot)
+	skip := func(n *html.Node) bool { return dense(n) || caption(n) }
+	fallback := renderText(fbRoot, skip)
+	// The density finder's article, rendered before readability mutates
+	// the tree.
+	var densityText string
+	if a := densityArticle(fbRoot); a != nil {
+		densityText = renderText(a, skip)
+	}
 	if utf8.RuneCountInString(fallback) < minArticleRunes {
 		// On a page that is mostly links (an index, an archive) the
 		// links are the content.
@@ -47,10 +55,13 @@ func extractTree(d *Document, g *goquery.Document, pageURL *url.URL) {
 		text = readabilityText(root, pageURL, d)
 	}
 	if useFallback(text, fallback) {
-		d.Text, d.Fallback = fallback, true
+		d.Text, d.Fallback = dropBoilerLines(fallback), true
 		return
 	}
-	d.Text = text
+	if picked, ok := pickArticle(text, densityText); ok {
+		text = picked
+	}
+	d.Text = dropBoilerLines(text)
 }
 
 // readabilityText runs readability on root (mutating it) and renders the
@@ -69,7 +80,7 @@ func readabilityText(root *html.Node, pageURL *url.URL, d *Document) string {
 	if d.Lang == "" {
 		d.Lang = primaryLang(art.Language())
 	}
-	clean(art.Node)
+	clean(art.Node, true)
 	return renderText(art.Node, linkDense(art.Node))
 }
 

@@ -14,7 +14,7 @@ import (
 // dropTags are removed wherever they are: they never hold article text.
 // The tag maps are keyed by name, not atom: readability renames elements
 // (div to p) by changing Data and leaves DataAtom stale.
-var dropTags = setOf("script style noscript template iframe svg canvas object embed button input select textarea dialog time link meta")
+var dropTags = setOf("script style template iframe svg canvas object embed button input select textarea dialog time link meta")
 
 // chromeTags are page chrome. They are removed unless they hold most of the
 // text (some sites wrap the whole page in <header> or <aside>).
@@ -27,6 +27,12 @@ func setOf(names string) map[string]bool {
 	}
 	return m
 }
+
+// noscriptText is the text (non-space bytes) a <noscript> must hold to be
+// kept: the page is parsed as a browser without scripts sees it, so a
+// blog whose article is rendered by a script and repeated in <noscript>
+// keeps it, while "please enable JavaScript" notes and tracking pixels go.
+const noscriptText = 200
 
 // markers are class and id tokens that mark boilerplate. Tokens are the
 // lower-cased parts of a class or id split at non-alphanumerics and at
@@ -46,20 +52,62 @@ func init() {
 		newsletter subscribe subscription signup cookie cookies consent popup
 		byline dateline timestamp pubdate datetime date
 		guanggao xgwz xgxw xgyd tuijian pinglun fenxiang
+		paywall login signin rating ratings stars poll tags tagcloud
+		author bio disclaimer copyright donate
+		kommentar kommentare werbung anzeige commentaires commentaire publicite comentarios comentario
+		publicidad relacionadas relacionados
+		meta toolbar tools
 	`) {
 		markers[m] = true
 	}
+	for _, m := range strings.Fields(`
+		share shares sharing sharethis addthis social socials sns fenxiang
+		byline dateline timestamp pubdate datetime date
+		counter counters viewcount views pageviews hits readcount
+		feed promo meta toolbar tools paywall
+	`) {
+		softMarkers[m] = true
+	}
 }
+
+// navMarkers name navigation: an element so marked without a single link
+// is something else (MathJax's "CtxtMenu_Attached" formula containers).
+var navMarkers = setOf("breadcrumb breadcrumbs navbar navigation nav menu topbar")
+
+// hasAnchor reports whether n has a link below it.
+func hasAnchor(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && (c.Data == "a" || hasAnchor(c)) {
+			return true
+		}
+	}
+	return false
+}
+
+// softMarkers are the markers that also name containers of article text:
+// a theme's content div with class "entry share", a blog's "date-posts"
+// wrapper, a test report's "Section--Ads". An element marked only with
+// them is kept when it holds prose (see prose).
+var softMarkers = map[string]bool{}
 
 // cleaner removes boilerplate from one tree.
 type cleaner struct {
 	total int // text bytes of the whole tree, for the "most of the text" guard
+	// holders are the elements that contain the article: the ancestors
+	// of an articleBody, main or sizeable article element. They are not
+	// removed for their class ("theiaStickySidebar", "date-outer").
+	holders map[*html.Node]bool
+	// captions says whether figure captions and credits are removed.
+	captions bool
 }
 
 // clean removes boilerplate below root and returns the text bytes that
-// were there before.
-func clean(root *html.Node) int {
-	c := cleaner{total: textLen(root)}
+// were there before. With captions set, figure captions and credits go
+// too: that is done on readability's article, not before readability,
+// whose scoring counts a caption as a paragraph of its figure.
+func clean(root *html.Node, captions bool) int {
+	c := cleaner{total: textLen(root), holders: make(map[*html.Node]bool), captions: captions}
+	c.findHolders(root)
 	c.walk(root)
 	return c.total
 }
@@ -85,13 +133,126 @@ func (c *cleaner) drop(n *html.Node) bool {
 	if dropTags[n.Data] {
 		return true
 	}
-	if protected(n) {
+	if n.Data == "noscript" {
+		return textLen(n) < noscriptText
+	}
+	if protected(n) || c.holders[n] {
 		return false
 	}
-	if chromeTags[n.Data] || hidden(n) || role(n) || markedClass(n) {
+	if hidden(n) || role(n) || c.captions && caption(n) {
 		return !c.mostText(n)
 	}
+	if chromeTags[n.Data] {
+		// An article's own <header> holds its title and standfirst.
+		return !c.mostText(n) && !(n.Data == "header" && proseOf(n, proseRun))
+	}
+	switch markedClass(n) {
+	case markHard:
+		return !c.mostText(n)
+	case markSoft:
+		return !c.mostText(n) && !prose(n)
+	case markNav:
+		return !c.mostText(n) && hasAnchor(n)
+	}
 	return false
+}
+
+// caption reports whether n is a figure caption or a photo credit.
+func caption(n *html.Node) bool {
+	if n.Data == "figcaption" {
+		return true
+	}
+	for _, a := range n.Attr {
+		if (a.Key == "class" || a.Key == "id") && a.Namespace == "" && classTokens(a.Val, isCaptionToken) {
+			return true
+		}
+	}
+	return false
+}
+
+func isCaptionToken(tok []byte) bool {
+	switch string(tok) {
+	case "caption", "captions", "credit", "credits", "copyright":
+		return true
+	}
+	return false
+}
+
+// findHolders marks the ancestors of the elements that hold the article.
+func (c *cleaner) findHolders(root *html.Node) {
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			if ch.Type != html.ElementNode || dropTags[ch.Data] {
+				continue
+			}
+			if c.holdsArticle(ch) {
+				for a := n; a != nil; a = a.Parent {
+					c.holders[a] = true
+				}
+			}
+			walk(ch)
+		}
+	}
+	walk(root)
+}
+
+// holdsArticle reports whether n is an article container worth keeping its
+// ancestors for: itemprop=articleBody, main or role=main with some text,
+// with a paragraph's worth of text, or an <article> with a quarter of the page's text (a list of teaser
+// <article>s in a "related" box has little text each).
+func (c *cleaner) holdsArticle(n *html.Node) bool {
+	switch {
+	case n.Data == "article":
+		return 4*textLen(n) >= c.total && prose(n)
+	case n.Data == "main" || attr(n, "role") == "main" || attr(n, "itemprop") == "articleBody":
+		// Declared as the content: a short radio programme note counts.
+		return textLen(n) >= proseRun
+	}
+	return false
+}
+
+// proseRun is the text (non-space bytes) a paragraph needs to count as
+// prose, and proseTotal what the paragraphs of an element must add up to.
+const (
+	proseRun   = 120
+	proseTotal = 400
+)
+
+// prose reports whether n holds article prose: paragraphs (p elements or
+// text runs of at least proseRun bytes outside links) adding up to
+// proseTotal bytes. Share bars, date lines, counters and link lists have
+// none.
+func prose(n *html.Node) bool { return proseOf(n, proseTotal) }
+
+// proseOf reports whether the paragraphs of n add up to total bytes.
+func proseOf(n *html.Node, total int) bool {
+	sum := 0
+	var walk func(n *html.Node) bool
+	walk = func(n *html.Node) bool {
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			switch {
+			case ch.Type == html.TextNode:
+				if k := textLen(ch); k >= proseRun {
+					sum += k
+				}
+			case ch.Type != html.ElementNode || dropTags[ch.Data] || ch.Data == "a":
+			case ch.Data == "p":
+				if k := textLen(ch); k >= proseRun {
+					sum += k
+				}
+			default:
+				if walk(ch) {
+					return true
+				}
+			}
+			if sum >= total {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(n)
 }
 
 // mostText reports whether n holds more than half of the tree's text; such
@@ -140,20 +301,31 @@ func hidden(n *html.Node) bool {
 // id of more than three tokens is a slug made from a heading
 // ("sharing-with-a-single-developer" in generated docs), not a role, so it
 // is not looked at.
-func markedClass(n *html.Node) bool {
+func markedClass(n *html.Node) mark {
+	m := markNone
 	for _, a := range n.Attr {
 		if a.Namespace != "" {
 			continue
 		}
 		switch {
-		case a.Key == "class" && hasMarker(a.Val):
-			return true
-		case a.Key == "id" && tokenCount(a.Val) <= 3 && hasMarker(a.Val):
-			return true
+		case a.Key == "class":
+			m = max(m, hasMarker(a.Val))
+		case a.Key == "id" && tokenCount(a.Val) <= 3:
+			m = max(m, hasMarker(a.Val))
 		}
 	}
-	return false
+	return m
 }
+
+// mark is what the class and id tokens of an element say about it.
+type mark int
+
+const (
+	markNone mark = iota
+	markSoft      // only soft markers: boilerplate unless it holds prose
+	markNav       // navigation markers: boilerplate when it has links
+	markHard      // a hard marker: boilerplate
+)
 
 // tokenCount counts the alphanumeric runs of s (camelCase humps aside).
 func tokenCount(s string) int {
@@ -169,22 +341,24 @@ func tokenCount(s string) int {
 	return k
 }
 
-// hasMarker splits s into tokens without allocating and looks each up.
-func hasMarker(s string) bool {
+// classTokens reports whether hit is true for one of the lower-cased
+// tokens of s (split as hasMarker does), without allocating.
+func classTokens(s string, hit func(tok []byte) bool) bool {
 	var buf [32]byte
 	n := 0
+	prop := false // the previous token was has, with, no or without
 	flush := func() bool {
-		hit := n > 0 && n <= len(buf) && markers[string(buf[:n])]
+		tok := buf[:min(n, len(buf))]
+		h := n > 0 && n <= len(buf) && !prop && hit(tok)
+		prop = propWord(tok)
 		n = 0
-		return hit
+		return h
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
 		case c >= 'A' && c <= 'Z':
-			// A hump starts a token unless the previous letter was upper
-			// case too ("AD", "NavBar" -> "nav", "bar").
 			if i > 0 && s[i-1] >= 'a' && s[i-1] <= 'z' && flush() {
 				return true
 			}
@@ -201,6 +375,68 @@ func hasMarker(s string) bool {
 		n++
 	}
 	return flush()
+}
+
+// propWord reports whether tok makes the next token a property of the
+// element rather than its role ("has-ads", "no_caption").
+func propWord(tok []byte) bool {
+	switch string(tok) {
+	case "has", "with", "no", "without":
+		return true
+	}
+	return false
+}
+
+// hasMarker splits s into tokens without allocating and looks each up.
+func hasMarker(s string) mark {
+	var buf [32]byte
+	n := 0
+	m := markNone
+	// A token after "has", "with" or "no" names a property of the
+	// element, not its role: "o-section--has-ads", "has-paywall",
+	// "withComments" wrap articles.
+	prop := false
+	flush := func() bool {
+		tok := buf[:min(n, len(buf))]
+		wasProp := prop
+		prop = propWord(tok)
+		if n > 0 && n <= len(buf) && !wasProp && markers[string(tok)] {
+			switch {
+			case softMarkers[string(tok)]:
+				m = max(m, markSoft)
+			case navMarkers[string(tok)]:
+				m = max(m, markNav)
+			default:
+				m = markHard
+			}
+		}
+		n = 0
+		return m == markHard
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c >= 'A' && c <= 'Z':
+			// A hump starts a token unless the previous letter was upper
+			// case too ("AD", "NavBar" -> "nav", "bar").
+			if i > 0 && s[i-1] >= 'a' && s[i-1] <= 'z' && flush() {
+				return m
+			}
+			c += 'a' - 'A'
+		default:
+			if flush() {
+				return m
+			}
+			continue
+		}
+		if n < len(buf) {
+			buf[n] = c
+		}
+		n++
+	}
+	flush()
+	return m
 }
 
 // textLen counts the non-space text bytes below n.

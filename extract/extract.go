@@ -119,7 +119,7 @@ func ExtractBytes(body []byte, contentType string, pageURL *url.URL, o Options) 
 	}
 	d := &Document{URL: pageURL.String(), Charset: cs, Truncated: truncated}
 	d.NoIndex, d.NoFollow = robots(o.XRobotsTag)
-	root, err := html.Parse(bytes.NewReader(text))
+	root, err := html.ParseWithOptions(bytes.NewReader(text), html.ParseOptionEnableScripting(false))
 	if err != nil {
 		// x/net/html refuses trees nested deeper than 512 elements;
 		// such pages still get their visible text from the tokenizer.

@@ -129,7 +129,10 @@ func TestHasMarker(t *testing.T) {
 		{"shareButtons", true},
 		{"NavBar", true},
 		{"comments-area", true},
-		{"has-comments", true}, // matches; the body is protected elsewhere
+		{"has-comments", false}, // a property of the element, not its role
+		{"o-section--has-ads", false},
+		{"no_caption", false},
+		{"comments-has-more", true},
 		{"heading", false},
 		{"header-title", false},
 		{"shadow", false},
@@ -140,9 +143,42 @@ func TestHasMarker(t *testing.T) {
 		{"", false},
 	}
 	for _, tt := range tests {
-		if got := hasMarker(tt.s); got != tt.want {
+		if got := hasMarker(tt.s) != markNone; got != tt.want {
 			t.Errorf("hasMarker(%q) = %v, want %v", tt.s, got, tt.want)
 		}
+	}
+	for s, want := range map[string]mark{"entry share": markSoft, "date-posts": markSoft, "share comments": markHard, "post-date sidebar": markHard} {
+		if got := hasMarker(s); got != want {
+			t.Errorf("hasMarker(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestBoilerLine(t *testing.T) {
+	for line, want := range map[string]bool{
+		"Mehr zum Thema":                       true,
+		"Foto: Anna Muster":                    true,
+		"Kommentare geschlossen":               true,
+		"segunda-feira, 22 de janeiro de 2018": true,
+		"Dienstag, 6. Mai 2014":                true,
+		"Lire aussi : la réforme":              true,
+		"相关阅读":                                 true,
+		"责任编辑：张三":                              true,
+		"Impressum":                            true,
+		"By Jane Doe":                          true,
+		"By the time the court met, the decision had already been leaked to the press.":            false,
+		"Comments on the draft were due in May, and the agency received several thousand of them.": false,
+		"来源于民间的说法并不可靠":                                                                             false,
+		"Tagsüber bleibt es trocken.":                                                              false,
+		"print(x)":                                                                                 false,
+		"The meeting on Monday 4 May":                                                              false,
+	} {
+		if got := boilerLine(line); got != want {
+			t.Errorf("boilerLine(%q) = %v, want %v", line, got, want)
+		}
+	}
+	if got := dropBoilerLines("Related\nShare"); got != "Related\nShare" {
+		t.Errorf("a text of boilerplate lines only is kept, got %q", got)
 	}
 }
 

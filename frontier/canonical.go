@@ -143,7 +143,7 @@ func normEscapes(b *strings.Builder, s string) {
 			continue
 		}
 		v := unhex(s[i+1])<<4 | unhex(s[i+2])
-		if isUnreserved(v) {
+		if isUnreserved(v) && !(isHex(v) && afterStrayPercent(b.String())) {
 			b.WriteByte(v)
 		} else {
 			const hex = "0123456789ABCDEF"
@@ -153,6 +153,15 @@ func normEscapes(b *strings.Builder, s string) {
 		}
 		i += 2
 	}
+}
+
+// afterStrayPercent reports whether out ends in a "%" or a "%" and one hex
+// digit that is not an escape: decoding a hex digit after it would make a
+// new escape ("/a%7%41" would become "/a%7A", then "/az" on the next call),
+// so such an escape is kept as it is.
+func afterStrayPercent(out string) bool {
+	n := len(out)
+	return n >= 1 && out[n-1] == '%' || n >= 2 && out[n-2] == '%' && isHex(out[n-1])
 }
 
 func isHex(c byte) bool {

@@ -17,6 +17,8 @@ func TestCanonical(t *testing.T) {
 		{"https on 80 kept", "https://example.com:80/", "https://example.com:80/"},
 		{"fragment", "http://example.com/a#top", "http://example.com/a"},
 		{"empty path", "http://example.com", "http://example.com/"},
+		{"decoded hex digit after a stray percent", "http://example.com/a%7%41", "http://example.com/a%7%41"},
+		{"decoded hex digits after a bare percent", "http://example.com/%%41%42", "http://example.com/%%41B"},
 		{"dot segments", "http://example.com/a/./b/../c", "http://example.com/a/c"},
 		{"escaped dot segments", "http://example.com/a/%2e%2E/b", "http://example.com/b"},
 		{"above root", "http://example.com/../../a", "http://example.com/a"},

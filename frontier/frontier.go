@@ -291,6 +291,19 @@ func (f *Frontier) SetHostDelay(hostKey string, d time.Duration) {
 	f.signal()
 }
 
+// HostDelay returns the gap kept between request starts to hostKey: the
+// larger of Options.PerHostDelay and its SetHostDelay, as far as this
+// process knows (a host swept from memory while idle reads as the option).
+func (f *Frontier) HostDelay(hostKey string) time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d := f.delay
+	if h, ok := f.hosts[hostKey]; ok && h.delay > d {
+		d = h.delay
+	}
+	return d
+}
+
 // Stats returns the counts of the newest commit whose commit handler has
 // run. It costs a mutex and never touches the database.
 func (f *Frontier) Stats() Stats {

@@ -21,6 +21,11 @@ import (
 type Main struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+
+	// badFlags is the flag set whose parse failed in this Run, if any: the
+	// command's error is then a usage error.
+	badFlags *flag.FlagSet
+	uiAddr   string // crawl --ui: where the crawl serves its web view, "" for none
 }
 
 // NewMain returns a Main wired to the process's standard streams.
@@ -39,7 +44,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"crawl", "--seeds FILE [--config FILE] [--data DIR] [--set key=value]... [--metrics ADDR] [--retry-failed]",
+		{"crawl", "--seeds FILE [--config FILE] [--data DIR] [--set key=value]... [--metrics ADDR] [--ui ADDR] [--retry-failed]",
 			"crawl from the seed URLs, dropping near-duplicate pages", (*Main).runCrawl},
 		{"demo", "[--data DIR] [--keep]",
 			"serve a small built-in site on 127.0.0.1 and crawl it", (*Main).runDemo},
@@ -63,6 +68,12 @@ func commands() []command {
 			"run extraction and ContentSeen on pages on disk (HTML tree, JSON Lines, WARC) into a data directory", (*Main).runDedup},
 		{"index", "build [--from DATA|FILE] [--data DIR] --out FILE [--layout NAME] | join --batch FILE|INDEX|DATA --stored FILE|INDEX|DATA [--k N] [--layout NAME] [--json] | migrate --data DIR --layout NAME",
 			"bulk-build an index file from fingerprints, report all pairs within k between a batch and a stored set, or rebuild a data directory's index with another layout", (*Main).runIndex},
+		{"check", "[--data DIR]",
+			"verify a data directory read-only (bbolt structure, pages, index, drops, frontier, drop log); exit 1 if damaged", (*Main).runCheck},
+		{"repair", "[--data DIR] --out NEWDIR",
+			"write what can be read of a damaged data directory into a new, consistent one (the original is not touched)", (*Main).runRepair},
+		{"serve", "[--data DIR]... [--addr 127.0.0.1:8080]",
+			"show a stopped crawl in a web browser: overview, duplicates, pairs side by side, distances, failures", (*Main).runServe},
 		{"help", "[COMMAND [SUBCOMMAND]]", "describe a command and its flags", (*Main).runHelp},
 	}
 }
@@ -77,30 +88,48 @@ func findCommand(name string) (command, bool) {
 }
 
 // Run runs the command named by args[0]; `crawl --seeds ...` (a flag first)
-// runs the crawl.
+// runs the crawl. A mistake in the command line is a *usageError.
 func (m *Main) Run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		m.usage(m.Stderr)
-		return errors.New("no command given (try: crawl demo, or crawl --seeds seeds.txt)")
+		return &usageError{err: errors.New("no command given (try: crawl demo, or crawl --seeds seeds.txt)")}
 	}
 	name, rest := args[0], args[1:]
 	switch {
 	case isHelpFlag(name):
 		m.usage(m.Stdout)
 		return nil
+	case isVersionFlag(name):
+		return m.printVersion()
 	case strings.HasPrefix(name, "-"):
 		name, rest = "crawl", args
 	}
 	c, ok := findCommand(name)
 	if !ok {
-		m.usage(m.Stderr)
-		return fmt.Errorf("unknown command %q", name)
+		return &usageError{err: fmt.Errorf("unknown command %q%s", name, guessCommand(name))}
 	}
+	m.badFlags = nil
 	err := c.run(m, ctx, rest)
-	if errors.Is(err, flag.ErrHelp) {
+	var ue *usageError
+	switch {
+	case errors.Is(err, flag.ErrHelp):
 		return nil
+	case err != nil && m.badFlags != nil && !errors.As(err, &ue):
+		return flagError(m.badFlags, err)
 	}
 	return err
+}
+
+// guessCommand returns "; did you mean X?" for the command a mistyped name
+// most likely meant, or "".
+func guessCommand(name string) string {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	if s := suggest(name, names); s != "" {
+		return fmt.Sprintf("; did you mean %q?", s)
+	}
+	return ""
 }
 
 func (m *Main) usage(w io.Writer) {
@@ -111,8 +140,11 @@ func (m *Main) usage(w io.Writer) {
 	for _, c := range cs {
 		fmt.Fprintf(w, "  crawl %s %s\n      %s\n", c.name, c.args, c.summary)
 	}
-	fmt.Fprintln(w, "\n`crawl --seeds FILE` is short for `crawl crawl --seeds FILE`.")
-	fmt.Fprintln(w, "Run `crawl help COMMAND` for a command's flags.")
+	fmt.Fprintln(w, "\n`crawl --seeds FILE` is short for `crawl crawl --seeds FILE`. Its flags:")
+	fset, _ := (&Main{Stdout: w, Stderr: w}).crawlFlagSet()
+	fset.SetOutput(w)
+	fset.PrintDefaults()
+	fmt.Fprintln(w, "\nRun `crawl help COMMAND` for a command's flags; `crawl --version` prints the version.")
 }
 
 // subcommands are the words after a command that name a subcommand with
@@ -131,7 +163,7 @@ func (m *Main) runHelp(ctx context.Context, args []string) error {
 	}
 	c, ok := findCommand(words[0])
 	if !ok {
-		return fmt.Errorf("help: unknown command %q", strings.Join(words, " "))
+		return &usageError{err: fmt.Errorf("help: unknown command %q%s", strings.Join(words, " "), guessCommand(words[0]))}
 	}
 	run := []string{"-h"}
 	switch {
@@ -139,7 +171,11 @@ func (m *Main) runHelp(ctx context.Context, args []string) error {
 	case len(words) == 2 && slices.Contains(subcommands[c.name], words[1]):
 		run = []string{words[1], "-h"}
 	default:
-		return fmt.Errorf("help: unknown command %q", strings.Join(words, " "))
+		guess := ""
+		if s := suggest(words[1], subcommands[c.name]); s != "" && len(words) == 2 {
+			guess = fmt.Sprintf("; did you mean %q?", c.name+" "+s)
+		}
+		return &usageError{cmd: c.name, err: fmt.Errorf("help: unknown command %q%s", strings.Join(words, " "), guess)}
 	}
 	if c.name == "help" {
 		fmt.Fprintf(m.Stdout, "Usage: crawl help [COMMAND [SUBCOMMAND]]\n\n%s\n", c.summary)
@@ -149,14 +185,15 @@ func (m *Main) runHelp(ctx context.Context, args []string) error {
 	return c.run(&Main{Stdin: m.Stdin, Stdout: m.Stdout, Stderr: m.Stdout}, ctx, run)
 }
 
-func isHelpFlag(s string) bool { return s == "-h" || s == "--help" || s == "-help" }
+func isHelpFlag(s string) bool    { return s == "-h" || s == "--help" || s == "-help" }
+func isVersionFlag(s string) bool { return s == "--version" || s == "-version" }
 
 // newFlagSet returns a flag set that reports errors instead of exiting and
 // prints its usage, with the command's synopsis, to m.Stderr.
 func (m *Main) newFlagSet(name string) *flag.FlagSet {
 	c, _ := findCommand(name)
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(&flagOutput{w: m.Stderr})
+	fs.SetOutput(m.flagOutput(fs))
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: crawl %s %s\n\n%s\n\nFlags:\n", c.name, c.args, c.summary)
 		fs.PrintDefaults()
@@ -204,22 +241,35 @@ func endedByDashDash(fset *flag.FlagSet, used []string) bool {
 	return true
 }
 
-// flagOutput is a flag set's output. On a bad flag the flag package writes
-// the error, then the usage, and returns the error, which main prints after
-// the usage: flagOutput drops that first line so the error shows once.
-// The usage always starts with "Usage:"; anything else written before it
-// is the flag package's error.
+// flagOutput returns fs's output. For -h the flag package writes the
+// usage, which it passes to m.Stderr. On a bad flag it writes the error and
+// then the usage, and returns the error: flagOutput drops both and records
+// fs in m.badFlags, so that Run returns a usage error, which main prints
+// once, with a hint instead of the whole usage.
+func (m *Main) flagOutput(fs *flag.FlagSet) io.Writer {
+	return &flagOutput{w: m.Stderr, failed: func() { m.badFlags = fs }}
+}
+
+// flagOutput is a flag set's output (see Main.flagOutput). The usage
+// always starts with "Usage:"; anything else written first is the flag
+// package's error.
 type flagOutput struct {
 	w       io.Writer
+	failed  func()
 	started bool
+	drop    bool
 }
 
 func (o *flagOutput) Write(p []byte) (int, error) {
 	if !o.started {
 		o.started = true
 		if !bytes.HasPrefix(p, []byte("Usage:")) {
-			return len(p), nil
+			o.drop = true
+			o.failed()
 		}
+	}
+	if o.drop {
+		return len(p), nil
 	}
 	return o.w.Write(p)
 }

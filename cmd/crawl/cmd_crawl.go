@@ -50,42 +50,59 @@ func (cf *configFlags) load() (Config, error) {
 	return cfg, nil
 }
 
-func (m *Main) runCrawl(ctx context.Context, args []string) error {
+// crawlFlags are the crawl's flags.
+type crawlFlags struct {
+	cf          configFlags
+	seeds       *string
+	retryFailed *bool
+	metrics     *string
+	ui          *string
+}
+
+// crawlFlagSet returns the crawl's flags, which `crawl --help` lists too.
+func (m *Main) crawlFlagSet() (*flag.FlagSet, *crawlFlags) {
 	fset := m.newFlagSet("crawl")
-	var cf configFlags
-	seedsPath := fset.String("seeds", "", "seeds file: one URL per line, # comments (required)")
-	retryFailed := fset.Bool("retry-failed", false, "queue the URLs earlier runs gave up on (crawl failed lists them) again")
-	metrics := fset.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics while crawling, e.g. 127.0.0.1:9090 (overrides the config's metrics key)")
-	m.addConfigFlags(fset, &cf)
+	a := &crawlFlags{}
+	a.seeds = fset.String("seeds", "", "seeds file: one URL per line, # comments (required)")
+	a.retryFailed = fset.Bool("retry-failed", false, "queue the URLs earlier runs gave up on (crawl failed lists them) again")
+	a.ui = fset.String("ui", "", "serve the web view of this crawl at ADDR while it runs, e.g. "+defaultUIAddr+" (crawl serve shows it afterwards)")
+	a.metrics = fset.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics while crawling, e.g. 127.0.0.1:9090 (overrides the config's metrics key)")
+	m.addConfigFlags(fset, &a.cf)
+	return fset, a
+}
+
+func (m *Main) runCrawl(ctx context.Context, args []string) error {
+	fset, a := m.crawlFlagSet()
 	if err := fset.Parse(args); err != nil {
 		return err
 	}
 	if fset.NArg() > 0 {
-		return fmt.Errorf("crawl: unexpected argument %q", fset.Arg(0))
+		return usageErrorf(fset, "unexpected argument %q (the crawl takes its URLs from --seeds FILE)", fset.Arg(0))
 	}
-	if *seedsPath == "" {
-		fset.Usage()
-		return errors.New("--seeds is required")
+	if *a.seeds == "" {
+		return usageErrorf(fset, "--seeds FILE is required (one URL per line)")
 	}
-	cfg, err := cf.load()
+	cfg, err := a.cf.load()
 	if err != nil {
 		return err
 	}
 	if flagSet(fset, "metrics") {
-		cfg.Metrics = *metrics // even "": --metrics "" turns the config's off
+		cfg.Metrics = *a.metrics // even "": --metrics "" turns the config's off
 		if err := cfg.Validate(); err != nil {
 			return fmt.Errorf("--metrics: %w", err)
 		}
 	}
-	seeds, err := readSeeds(*seedsPath)
+	seeds, err := readSeeds(*a.seeds)
 	if err != nil {
 		return err
 	}
-	return m.crawl(ctx, cfg, seeds, func(o *crawler.Options) { o.RetryFailed = *retryFailed })
+	m.uiAddr = *a.ui
+	return m.crawl(ctx, cfg, seeds, func(o *crawler.Options) { o.RetryFailed = *a.retryFailed })
 }
 
 // crawl runs one crawl and prints its summary. tweak, when not nil, adjusts
-// the crawler options (the demo uses it).
+// the crawler options (the demo uses it). With m.uiAddr set it serves the
+// web view of the crawl while it runs.
 func (m *Main) crawl(ctx context.Context, cfg Config, seeds []string, tweak func(*crawler.Options)) error {
 	opts, err := crawlerOptions(cfg, seeds, m.Stderr)
 	if err != nil {
@@ -98,7 +115,16 @@ func (m *Main) crawl(ctx context.Context, cfg Config, seeds []string, tweak func
 	if err != nil {
 		return err
 	}
+	stopUI := func() error { return nil }
+	if m.uiAddr != "" {
+		if stopUI, err = m.startUI(ctx, c, cfg, m.uiAddr); err != nil {
+			return errors.Join(err, c.Close())
+		}
+	}
 	sum, runErr := c.Run(ctx)
+	if err := stopUI(); err != nil { // before Close: the view reads the crawl's database
+		runErr = errors.Join(runErr, err)
+	}
 	if err := c.Close(); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
@@ -119,6 +145,9 @@ func (m *Main) crawl(ctx context.Context, cfg Config, seeds []string, tweak func
 var errNothingFetched = errors.New("nothing fetched: every URL of this run failed (crawl failed lists them; a rerun with --retry-failed tries them again)")
 
 func crawlerOptions(cfg Config, seeds []string, stderr io.Writer) (crawler.Options, error) {
+	if err := checkDataDir(cfg.Data); err != nil {
+		return crawler.Options{}, err
+	}
 	feat, err := contentseen.ParseOptions(cfg.ContentSeen.Features)
 	if err != nil {
 		return crawler.Options{}, fmt.Errorf("config: contentseen.features: %w", err)

@@ -35,8 +35,7 @@ func (m *Main) runDedup(ctx context.Context, args []string) (err error) {
 	}
 	paths = append(paths, rest...)
 	if len(paths) == 0 {
-		fset.Usage()
-		return errors.New("dedup: --input is required")
+		return usageErrorf(fset, "dedup: --input PATH is required")
 	}
 	switch *format {
 	case formatAuto, formatHTML, formatJSONL, formatWARC:

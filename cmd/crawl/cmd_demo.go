@@ -24,6 +24,9 @@ func (m *Main) runDemo(ctx context.Context, args []string) error {
 	}
 	dir := *data
 	if dir != "" {
+		if err := checkDataDir(dir); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
 		// The demo site gets a new port every run: a second demo in the
 		// same directory would mix two sites' pages.
 		if _, err := os.Stat(filepath.Join(dir, crawler.DBFile)); err == nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -17,6 +18,7 @@ import (
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/crawler"
 	"github.com/simcrawl/simcrawl/frontier"
+	"github.com/simcrawl/simcrawl/internal/worddiff"
 	"github.com/simcrawl/simcrawl/storage"
 )
 
@@ -96,13 +98,16 @@ func (m *Main) runDups(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	if fset.Arg(0) == "show" {
-		return errors.New("dups: write show first, then its flags: crawl dups show [--data DIR] URL")
+		return usageErrorf(fset, "dups: write show first, then its flags: crawl dups show [--data DIR] URL")
 	}
 	if fset.NArg() > 0 {
-		return fmt.Errorf("dups: unexpected argument %q (to explain one drop: crawl dups show URL)", fset.Arg(0))
+		if suggest(fset.Arg(0), subcommands["dups"]) != "" {
+			return usageErrorf(fset, "dups: unexpected argument %q; did you mean \"dups show\"?", fset.Arg(0))
+		}
+		return usageErrorf(fset, "dups: unexpected argument %q (to explain one drop: crawl dups show URL)", fset.Arg(0))
 	}
 	if f.reason != "" && f.reason != storage.ReasonExact && f.reason != storage.ReasonNear {
-		return fmt.Errorf("dups: --reason %q: want %q or %q", f.reason, storage.ReasonExact, storage.ReasonNear)
+		return usageErrorf(fset, "dups: --reason %q: want %q or %q", f.reason, storage.ReasonExact, storage.ReasonNear)
 	}
 	if f.minD < 0 {
 		return fmt.Errorf("dups: --min-distance %d: want >= 0", f.minD)
@@ -120,6 +125,7 @@ func (m *Main) runDups(ctx context.Context, args []string) (err error) {
 			err = fmt.Errorf("dups: close: %w", cerr)
 		}
 	}()
+	defer data.Recover(&err)
 	bw := bufio.NewWriterSize(m.Stdout, 1<<16)
 	groups, drops, err := listDups(ctx, data.Store, f, bw, *asJSON)
 	if ferr := bw.Flush(); err == nil && ferr != nil {
@@ -193,6 +199,9 @@ func (m *Main) openData(cf configFlags, cmd string) (*crawler.Data, error) {
 	cfg, err := cf.load()
 	if err != nil {
 		return nil, err
+	}
+	if err := checkDataDir(cfg.Data); err != nil {
+		return nil, fmt.Errorf("%s: %w", cmd, err)
 	}
 	d, err := crawler.OpenData(cfg.Data, 0)
 	if err != nil {
@@ -321,6 +330,7 @@ func writeGroup(w io.Writer, g dupGroupJSON) error {
 // distance, both fingerprints, and the heaviest features that differ.
 func (m *Main) runDupsShow(ctx context.Context, args []string) (err error) {
 	fset := m.newFlagSet("dups")
+	fset.Init("dups show", flag.ContinueOnError) // for `crawl help dups show` in a usage error
 	fset.Usage = func() {
 		fmt.Fprintf(fset.Output(), "Usage: crawl dups show [--data DIR] URL\n\n"+
 			"Explain why the page at URL was dropped: its extracted text beside the stored page's, with\n"+
@@ -335,15 +345,14 @@ func (m *Main) runDupsShow(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	if fset.NArg() == 0 {
-		fset.Usage()
-		return errors.New("dups show: want exactly one URL")
+		return usageErrorf(fset, "dups show: want exactly one URL")
 	}
 	target := fset.Arg(0)
 	if err := fset.Parse(fset.Args()[1:]); err != nil { // flags may also follow the URL
 		return err
 	}
 	if fset.NArg() > 0 {
-		return fmt.Errorf("dups show: want exactly one URL, got also %q", fset.Arg(0))
+		return usageErrorf(fset, "dups show: want exactly one URL, got also %q", fset.Arg(0))
 	}
 	data, err := m.openData(cf, "dups show")
 	if err != nil {
@@ -354,6 +363,7 @@ func (m *Main) runDupsShow(ctx context.Context, args []string) (err error) {
 			err = fmt.Errorf("dups show: close: %w", cerr)
 		}
 	}()
+	defer data.Recover(&err)
 	d, err := findDrop(ctx, data.Store, target)
 	if err != nil {
 		return err
@@ -418,48 +428,30 @@ func showDrop(w io.Writer, d *storage.Drop, orig *storage.Page, fper *contentsee
 	writeResemblance(w, d, orig)
 	if d.Title != orig.Title {
 		fmt.Fprint(w, "Title:        ")
-		writeDiff(w, wordDiff(orig.Title, d.Title), color)
+		worddiff.Write(w, worddiff.Diff(orig.Title, d.Title), color)
 	}
 	if d.Text == "" {
 		fmt.Fprintln(w, "\nThe dropped page's text was not kept (store.keep_drop_text was off when it was dropped): no text diff.")
 		return
 	}
-	runs := wordDiff(orig.Text, d.Text)
-	same, del, ins := diffWords(runs)
+	runs := worddiff.Diff(orig.Text, d.Text)
+	same, del, ins := worddiff.Words(runs)
 	switch {
 	case del == 0 && ins == 0 && orig.Text == d.Text:
 		fmt.Fprintf(w, "\nText: identical in both (%d word%s):\n", same, plural(same))
 	case color:
 		fmt.Fprintf(w, "\nText: %d word%s in both, %s%d only in the stored page%s, %s%d only in the dropped page%s:\n",
-			same, plural(same), ansiRed, del, ansiReset, ansiGreen, ins, ansiReset)
+			same, plural(same), worddiff.ANSIRed, del, worddiff.ANSIReset, worddiff.ANSIGreen, ins, worddiff.ANSIReset)
 	default:
 		fmt.Fprintf(w, "\nText: %d word%s in both, [-%d only in the stored page-], {+%d only in the dropped page+}:\n", same, plural(same), del, ins)
 	}
-	writeDiff(w, runs, color)
+	worddiff.Write(w, runs, color)
 
-	onlyD, onlyO := featureDiff(fper.Features(d.Text), fper.Features(orig.Text), 10)
+	fd, fo := fper.Features(d.Text), fper.Features(orig.Text)
+	onlyD, onlyO := contentseen.OnlyIn(fd, fo, 10), contentseen.OnlyIn(fo, fd, 10)
 	fmt.Fprintln(w)
 	writeFeatures(w, "Heaviest features only in the dropped page:", onlyD)
 	writeFeatures(w, "Heaviest features only in the stored page: ", onlyO)
-}
-
-// featureDiff returns the n heaviest features of a missing from b, and of b
-// missing from a (Features lists them heaviest first).
-func featureDiff(a, b []contentseen.Feature, n int) (onlyA, onlyB []contentseen.Feature) {
-	only := func(x, y []contentseen.Feature) []contentseen.Feature {
-		in := make(map[string]bool, len(y))
-		for _, f := range y {
-			in[f.Text] = true
-		}
-		var out []contentseen.Feature
-		for _, f := range x {
-			if !in[f.Text] && len(out) < n {
-				out = append(out, f)
-			}
-		}
-		return out
-	}
-	return only(a, b), only(b, a)
 }
 
 func writeFeatures(w io.Writer, label string, fs []contentseen.Feature) {

@@ -70,8 +70,7 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 		return err
 	}
 	if *pairsPath == "" || fset.NArg() > 0 {
-		fset.Usage()
-		return errors.New("eval: want --pairs FILE and no other arguments")
+		return usageErrorf(fset, "eval: want --pairs FILE and no other arguments")
 	}
 	for _, v := range []float64{th.Similarity, th.Containment, th.SizeRatio} {
 		if !(v > 0 && v <= 1) {

@@ -29,6 +29,7 @@ func (m *Main) runExport(ctx context.Context, args []string) (err error) {
 			err = fmt.Errorf("export: close: %w", cerr)
 		}
 	}()
+	defer data.Recover(&err)
 
 	var w io.Writer = m.Stdout
 	var f *os.File

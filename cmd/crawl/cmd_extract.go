@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -44,8 +43,7 @@ func (m *Main) runExtract(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(inputs) == 0 {
-		fset.Usage()
-		return errors.New("extract: want at least one FILE or URL")
+		return usageErrorf(fset, "extract: want at least one FILE or URL")
 	}
 	var base *url.URL
 	if *baseFlag != "" {

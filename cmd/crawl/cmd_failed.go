@@ -24,7 +24,7 @@ func (m *Main) runFailed(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	if fset.NArg() > 0 {
-		return fmt.Errorf("failed: unexpected argument %q", fset.Arg(0))
+		return usageErrorf(fset, "failed: unexpected argument %q", fset.Arg(0))
 	}
 	data, err := m.openData(cf, "failed")
 	if err != nil {
@@ -35,6 +35,7 @@ func (m *Main) runFailed(ctx context.Context, args []string) (err error) {
 			err = fmt.Errorf("failed: close: %w", cerr)
 		}
 	}()
+	defer data.Recover(&err)
 	bw := bufio.NewWriter(m.Stdout)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)

@@ -57,8 +57,7 @@ func (m *Main) runDistance(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(files) != 2 {
-		fset.Usage()
-		return fmt.Errorf("distance: want two files, got %d", len(files))
+		return usageErrorf(fset, "distance: want two files, got %d", len(files))
 	}
 	fper, err := newFingerprinter(*spec)
 	if err != nil {

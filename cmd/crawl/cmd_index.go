@@ -40,6 +40,16 @@ func (m *Main) runIndex(ctx context.Context, args []string) error {
 			return m.runIndexMigrate(ctx, args[1:])
 		}
 	}
+	if len(args) == 0 {
+		return &usageError{cmd: "index", err: errors.New("index: want a subcommand: build, join or migrate")}
+	}
+	if !isHelpFlag(args[0]) {
+		guess := ""
+		if s := suggest(args[0], subcommands["index"]); s != "" {
+			guess = fmt.Sprintf("; did you mean %q?", "index "+s)
+		}
+		return &usageError{cmd: "index", err: fmt.Errorf("index: unknown subcommand %q (want build, join or migrate)%s", args[0], guess)}
+	}
 	// Help: every subcommand's usage and flags.
 	for _, run := range []func(context.Context, []string) error{m.runIndexBuild, m.runIndexJoin, m.runIndexMigrate} {
 		if err := run(ctx, []string{"-h"}); !errors.Is(err, flag.ErrHelp) {
@@ -47,19 +57,13 @@ func (m *Main) runIndex(ctx context.Context, args []string) error {
 		}
 		fmt.Fprintln(m.Stderr)
 	}
-	if len(args) == 0 {
-		return errors.New("index: want a subcommand: build, join or migrate")
-	}
-	if a := args[0]; a == "-h" || a == "-help" || a == "--help" {
-		return flag.ErrHelp
-	}
-	return fmt.Errorf("index: unknown subcommand %q (want build, join or migrate)", args[0])
+	return flag.ErrHelp
 }
 
 // indexFlagSet is newFlagSet for a subcommand of index.
 func (m *Main) indexFlagSet(sub, synopsis, summary string) *flag.FlagSet {
 	fs := flag.NewFlagSet("index "+sub, flag.ContinueOnError)
-	fs.SetOutput(&flagOutput{w: m.Stderr}) // the error once, after the usage
+	fs.SetOutput(m.flagOutput(fs))
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: crawl index %s %s\n\n%s\n\nFlags:\n", sub, synopsis, summary)
 		fs.PrintDefaults()
@@ -83,11 +87,10 @@ func (m *Main) runIndexBuild(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	if fset.NArg() > 0 {
-		return fmt.Errorf("index build: unexpected argument %q", fset.Arg(0))
+		return usageErrorf(fset, "index build: unexpected argument %q", fset.Arg(0))
 	}
 	if *out == "" {
-		fset.Usage()
-		return errors.New("index build: --out FILE is required")
+		return usageErrorf(fset, "index build: --out FILE is required")
 	}
 	if _, err := os.Stat(*out); err == nil {
 		return fmt.Errorf("index build: %s exists; remove it or choose another --out", *out)
@@ -167,11 +170,10 @@ func (m *Main) runIndexJoin(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	if fset.NArg() > 0 {
-		return fmt.Errorf("index join: unexpected argument %q", fset.Arg(0))
+		return usageErrorf(fset, "index join: unexpected argument %q", fset.Arg(0))
 	}
 	if *batchPath == "" || *storedPath == "" {
-		fset.Usage()
-		return errors.New("index join: --batch FILE|INDEX|DATA and --stored FILE|INDEX|DATA are required")
+		return usageErrorf(fset, "index join: --batch FILE|INDEX|DATA and --stored FILE|INDEX|DATA are required")
 	}
 	storedLayout, err := indexLayout(*storedPath)
 	if err != nil {

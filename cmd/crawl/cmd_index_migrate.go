@@ -52,11 +52,10 @@ func (m *Main) runIndexMigrate(ctx context.Context, args []string) error {
 		return err
 	}
 	if fset.NArg() > 0 {
-		return fmt.Errorf("index migrate: unexpected argument %q", fset.Arg(0))
+		return usageErrorf(fset, "index migrate: unexpected argument %q", fset.Arg(0))
 	}
 	if *layoutName == "" {
-		fset.Usage()
-		return errors.New("index migrate: --layout NAME is required")
+		return usageErrorf(fset, "index migrate: --layout NAME is required")
 	}
 	cfg, err := cf.load()
 	if err != nil {

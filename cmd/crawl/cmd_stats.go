@@ -70,11 +70,14 @@ func (m *Main) runStats(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	if fset.NArg() > 0 {
-		return fmt.Errorf("stats: unexpected argument %q", fset.Arg(0))
+		return usageErrorf(fset, "stats: unexpected argument %q", fset.Arg(0))
 	}
 	cfg, err := cf.load()
 	if err != nil {
 		return err
+	}
+	if err := checkDataDir(cfg.Data); err != nil {
+		return fmt.Errorf("stats: %w", err)
 	}
 	data, err := crawler.OpenData(cfg.Data, 0)
 	if err != nil {
@@ -85,6 +88,7 @@ func (m *Main) runStats(ctx context.Context, args []string) (err error) {
 			err = fmt.Errorf("stats: close: %w", cerr)
 		}
 	}()
+	defer data.Recover(&err)
 	s, err := collectStats(ctx, data)
 	if err != nil {
 		return fmt.Errorf("stats: %w", err)

@@ -76,7 +76,9 @@ func TestBadConfigs(t *testing.T) {
 		{"too_large.yaml", "scope:\n  max_pages: 99999999999999999999\n", []string{`line 2: "99999999999999999999" is out of range`}},
 		// Every problem is named, in the order of the file.
 		{"two_problems.yaml", "fetch:\n  delai: 1s\n  parallelism: 2.5\n",
-			[]string{`line 2: unknown key fetch.delai (config.yaml at the repository root lists every key); line 3: "2.5" is not a whole number`}},
+			[]string{`line 2: unknown key fetch.delai (did you mean fetch.delay?); line 3: "2.5" is not a whole number`}},
+		// A key that is nothing like one names where every key is listed.
+		{"no_guess.yaml", "fetch:\n  colour: blue\n", []string{`line 2: unknown key fetch.colour (config.yaml at the repository root lists every key)`}},
 
 		// Kinds are named in the file's terms, never as Go types.
 		{"scalar_section.yaml", "scope: 1\n", []string{`line 1: "1" is not a section: scope holds keys (key: value)`}},
@@ -180,7 +182,13 @@ func TestBadSet(t *testing.T) {
 		{"fetch..delay=1s", "empty key"},
 		{"fetch.parallelism=-3", "fetch.parallelism"},
 		{"fetch.delay=tomorrow", "not a duration"},
-		{"fetch.per_hots=2", "unknown key fetch.per_hots"},
+		{"fetch.per_hots=2", "unknown key fetch.per_hots (did you mean fetch.per_host?)"},
+		// A mistyped key gets the key it most likely meant.
+		{"fetch.dealy=2s", "unknown key fetch.dealy (did you mean fetch.delay?)"},
+		{"max_pages=5", "unknown key max_pages (did you mean scope.max_pages?)"},
+		{"scope.delay=5s", "unknown key scope.delay (did you mean fetch.delay?)"},
+		{"fetc.delay=5s", "unknown key fetc (did you mean fetch?)"},
+		{"contentseen.layuot=auto", "unknown key contentseen.layuot (did you mean contentseen.layout?)"},
 		{"scope.max_pages=abc", `"abc" is not a whole number`},
 		{"scope.exclude=copies", "a list, written [a, b]"},
 		{"contentseen.expected_pages=0", "contentseen.expected_pages: must be >= 1"},

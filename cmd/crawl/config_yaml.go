@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"reflect"
 	"regexp"
@@ -317,6 +318,25 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 	return fields
 }
 
+// configKeys returns every key of config.yaml, dotted (fetch.delay), each
+// section before its keys, in a fixed order.
+func configKeys() []string {
+	var keys []string
+	var walk func(t reflect.Type, prefix string)
+	walk = func(t reflect.Type, prefix string) {
+		fields := yamlFields(t)
+		names := slices.Sorted(maps.Keys(fields))
+		for _, name := range names {
+			keys = append(keys, prefix+name)
+			if ft := fields[name]; ft.Kind() == reflect.Struct {
+				walk(ft, prefix+name+".")
+			}
+		}
+	}
+	walk(reflect.TypeFor[Config](), "")
+	return keys
+}
+
 // Sections of config.yaml by the Go type that decodes them, to name keys
 // in errors the way the file writes them.
 var configSections = map[string]string{
@@ -349,7 +369,11 @@ func plainTypeErrors(te *yaml.TypeError, explained []string) []string {
 		}
 		m = reUnknownKey.ReplaceAllStringFunc(m, func(s string) string {
 			g := reUnknownKey.FindStringSubmatch(s)
-			return fmt.Sprintf("unknown key %s%s (config.yaml at the repository root lists every key)", configSections[g[2]], g[1])
+			key := configSections[g[2]] + g[1]
+			if s := suggest(key, configKeys()); s != "" {
+				return fmt.Sprintf("unknown key %s (did you mean %s?)", key, s)
+			}
+			return fmt.Sprintf("unknown key %s (config.yaml at the repository root lists every key)", key)
 		})
 		m = reSetTwice.ReplaceAllStringFunc(m, func(s string) string {
 			g := reSetTwice.FindStringSubmatch(s)

@@ -9,7 +9,7 @@ func TestConfigAnchors(t *testing.T) {
 		{"aliased twice", "scope:\n  max_depth: &d 2.5\n  max_pages: *d\nfetch:\n  retries: *d\n", `line 2: "2.5" is not a whole number`},
 		{"merged fraction", "fetch:\n  <<: {parallelism: 2.5}\n", `line 2: "2.5" is not a whole number`},
 		{"merged from an anchor", "fetch: &f {per_host: 2.5}\nlog:\n  <<: *f\n",
-			`line 1: "2.5" is not a whole number; line 1: unknown key log.per_host (config.yaml at the repository root lists every key)`},
+			`line 1: "2.5" is not a whole number; line 1: unknown key log.per_host (did you mean fetch.per_host?)`},
 		{"anchor holding itself", "scope:\n  include: &x [*x]\n", "line 2: a list is not a string"},
 	} {
 		cfg := defaultConfig()

@@ -454,7 +454,7 @@ func (w *warcInput) requestedURL(rec *warc.Record, target string, out *crawler.R
 }
 
 // response returns the page in a response record, or nil when it is not
-// an HTML 2xx response.
+// a 2xx response of a page type (isPageType).
 func (w *warcInput) response(rec *warc.Record, target string) *crawler.Record {
 	ct := rec.Header.Get("Content-Type")
 	if ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/http") {
@@ -466,7 +466,7 @@ func (w *warcInput) response(rec *warc.Record, target string) *crawler.Record {
 		w.log.Warn("skipped WARC record: bad HTTP response", "input", w.path, "offset", rec.Offset, "url", target, "error", err)
 		return nil
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 || !isHTMLType(resp.Header.Get("Content-Type")) {
+	if resp.StatusCode < 200 || resp.StatusCode > 299 || !isPageType(resp.Header.Get("Content-Type")) {
 		return nil
 	}
 	body, cut, err := w.payload(resp.Header.Get("Content-Encoding"), resp.Body)
@@ -488,7 +488,7 @@ func (w *warcInput) response(rec *warc.Record, target string) *crawler.Record {
 func (w *warcInput) resource(rec *warc.Record, target string) *crawler.Record {
 	ct := rec.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)
-	if mt != "text/plain" && !isHTMLType(ct) {
+	if !isPageType(ct) {
 		return nil
 	}
 	body, cut, err := readBody(rec.Block, w.maxBody)
@@ -520,9 +520,12 @@ func (w *warcInput) payload(encoding string, body io.Reader) ([]byte, bool, erro
 	return readBody(body, w.maxBody)
 }
 
-// isHTMLType reports whether a Content-Type may be a page; an empty one
-// may (extraction sniffs it).
-func isHTMLType(ct string) bool {
+// isPageType reports whether a response with this Content-Type may be a
+// page: what the crawl hands to extraction, which decides (text/html,
+// application/xhtml+xml, text/plain, which misconfigured servers give
+// HTML and the crawl stores as a thin or text page, and none, sniffed).
+// A crawl exported as WARC then reads back with every page it stored.
+func isPageType(ct string) bool {
 	if ct == "" {
 		return true
 	}
@@ -530,7 +533,7 @@ func isHTMLType(ct string) bool {
 	if err != nil {
 		return strings.Contains(strings.ToLower(ct), "html")
 	}
-	return mt == "text/html" || mt == "application/xhtml+xml"
+	return mt == "text/html" || mt == "application/xhtml+xml" || mt == "text/plain"
 }
 
 // keptWriter writes kept records as JSON Lines, in the fields of

@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -14,25 +13,11 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	go abortOnSecondSignal()
 
 	err := NewMain().Run(ctx, os.Args[1:])
-	switch {
-	case err == nil:
-	case errors.Is(err, context.Canceled):
-		if err != context.Canceled { // something else went wrong on the way out
-			fmt.Fprintln(os.Stderr, "crawl:", err)
-		}
-		fmt.Fprintln(os.Stderr, "crawl: interrupted; rerun the same command to resume")
-		os.Exit(130)
-	case errors.Is(err, errNothingFetched):
-		fmt.Fprintln(os.Stderr, "crawl:", err)
-		os.Exit(3)
-	default:
-		fmt.Fprintln(os.Stderr, "crawl:", err)
-		os.Exit(1)
-	}
+	stop()
+	os.Exit(report(os.Stderr, err)) // the statuses are in exit.go
 }
 
 // abortOnSecondSignal exits at once on a second Ctrl-C: the first one asks
@@ -48,5 +33,5 @@ func abortOnSecondSignal() {
 	fmt.Fprintln(os.Stderr, "crawl: stopping: requests in flight finish (at most fetch.timeout) and the work is saved; Ctrl-C again to abort")
 	<-sig
 	fmt.Fprintln(os.Stderr, "crawl: aborted")
-	os.Exit(130)
+	os.Exit(exitInterrupt)
 }

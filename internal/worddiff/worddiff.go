@@ -1,6 +1,10 @@
-package main
+// Package worddiff diffs two texts word by word, for `crawl dups show` and
+// the web view's pair page. Texts are split into tokens that reassemble the
+// text exactly (words, single CJK characters, punctuation, runs of white
+// space); Diff returns the runs that turn one text into the other.
+package worddiff
 
-// The word diff of `crawl dups show`, written by hand: the Go diff
+// The word diff is written by hand: the Go diff
 // libraries at hand are line-based (github.com/pkg/diff) or
 // character-based with a word mode bolted on (github.com/sergi/go-diff),
 // and this is forty lines of textbook LCS. Texts are split into tokens that
@@ -23,23 +27,27 @@ import (
 // maxDiffCells bounds the LCS table: 4M uint16 cells.
 const maxDiffCells = 4 << 20
 
-// diffKind says where a run of tokens is: in both texts, only the first
+// Kind says where a run of tokens is: in both texts, only the first
 // (removed) or only the second (added).
-type diffKind byte
+type Kind byte
 
 const (
-	diffSame diffKind = '='
-	diffDel  diffKind = '-'
-	diffIns  diffKind = '+'
+	Same Kind = '='
+	Del  Kind = '-'
+	Ins  Kind = '+'
 )
 
-type diffRun struct {
-	kind diffKind
-	toks []string
+// Run is a stretch of tokens with one Kind; joined, Toks give its text.
+type Run struct {
+	Kind Kind
+	Toks []string
 }
 
-// diffTokenize splits s into tokens whose concatenation is s.
-func diffTokenize(s string) []string {
+// Text is the run's tokens joined.
+func (r Run) Text() string { return strings.Join(r.Toks, "") }
+
+// Tokenize splits s into tokens whose concatenation is s.
+func Tokenize(s string) []string {
 	var toks []string
 	for len(s) > 0 {
 		r, n := utf8.DecodeRuneInString(s)
@@ -75,13 +83,13 @@ func isIdeograph(r rune) bool {
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
 }
 
-// wordDiff returns the runs that turn a into b.
-func wordDiff(a, b string) []diffRun {
-	return diffSeq(diffTokenize(a), diffTokenize(b), true)
+// Diff returns the runs that turn a into b.
+func Diff(a, b string) []Run {
+	return diffSeq(Tokenize(a), Tokenize(b), true)
 }
 
 // diffSeq diffs token sequences; byPara allows the paragraph fallback.
-func diffSeq(a, b []string, byPara bool) []diffRun {
+func diffSeq(a, b []string, byPara bool) []Run {
 	p := 0
 	for p < len(a) && p < len(b) && a[p] == b[p] {
 		p++
@@ -90,8 +98,8 @@ func diffSeq(a, b []string, byPara bool) []diffRun {
 	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
 		s++
 	}
-	var out []diffRun
-	out = appendRun(out, diffSame, a[:p]...)
+	var out []Run
+	out = appendRun(out, Same, a[:p]...)
 	ma, mb := a[p:len(a)-s], b[p:len(b)-s]
 	switch {
 	case len(ma)*len(mb) <= maxDiffCells:
@@ -99,15 +107,15 @@ func diffSeq(a, b []string, byPara bool) []diffRun {
 	case byPara:
 		out = appendRuns(out, paraDiff(ma, mb))
 	default:
-		out = appendRun(out, diffDel, ma...)
-		out = appendRun(out, diffIns, mb...)
+		out = appendRun(out, Del, ma...)
+		out = appendRun(out, Ins, mb...)
 	}
-	return appendRun(out, diffSame, a[len(a)-s:]...)
+	return appendRun(out, Same, a[len(a)-s:]...)
 }
 
 // lcsDiff is the textbook longest-common-subsequence diff; len(a)*len(b)
 // <= maxDiffCells, so the LCS (at most min(len) <= 2048) fits in uint16.
-func lcsDiff(a, b []string) []diffRun {
+func lcsDiff(a, b []string) []Run {
 	n, m := len(a), len(b)
 	w := m + 1
 	l := make([]uint16, (n+1)*w) // l[i*w+j] = LCS of a[i:], b[j:]
@@ -120,48 +128,48 @@ func lcsDiff(a, b []string) []diffRun {
 			}
 		}
 	}
-	var out []diffRun
+	var out []Run
 	i, j := 0, 0
 	for i < n && j < m {
 		switch {
 		case a[i] == b[j]:
-			out = appendRun(out, diffSame, a[i])
+			out = appendRun(out, Same, a[i])
 			i, j = i+1, j+1
 		case l[(i+1)*w+j] >= l[i*w+j+1]:
-			out = appendRun(out, diffDel, a[i])
+			out = appendRun(out, Del, a[i])
 			i++
 		default:
-			out = appendRun(out, diffIns, b[j])
+			out = appendRun(out, Ins, b[j])
 			j++
 		}
 	}
-	out = appendRun(out, diffDel, a[i:]...)
-	return appendRun(out, diffIns, b[j:]...)
+	out = appendRun(out, Del, a[i:]...)
+	return appendRun(out, Ins, b[j:]...)
 }
 
 // paraDiff diffs paragraphs (token runs ending in white space holding a
 // newline), then each replaced stretch word by word.
-func paraDiff(a, b []string) []diffRun {
+func paraDiff(a, b []string) []Run {
 	pa, pb := paragraphs(a), paragraphs(b)
 	if len(pa)*len(pb) > maxDiffCells {
-		return []diffRun{{diffDel, a}, {diffIns, b}}
+		return []Run{{Del, a}, {Ins, b}}
 	}
-	var out []diffRun
+	var out []Run
 	var del, ins []string
 	flush := func() {
 		out = appendRuns(out, diffSeq(del, ins, false))
 		del, ins = nil, nil
 	}
 	for _, r := range lcsDiff(pa, pb) {
-		toks := diffTokenize(strings.Join(r.toks, ""))
-		switch r.kind {
-		case diffDel:
+		toks := Tokenize(strings.Join(r.Toks, ""))
+		switch r.Kind {
+		case Del:
 			del = append(del, toks...)
-		case diffIns:
+		case Ins:
 			ins = append(ins, toks...)
 		default:
 			flush()
-			out = appendRun(out, diffSame, toks...)
+			out = appendRun(out, Same, toks...)
 		}
 	}
 	flush()
@@ -185,38 +193,38 @@ func paragraphs(toks []string) []string {
 }
 
 // appendRun appends toks as kind, merging with the last run of that kind.
-func appendRun(out []diffRun, kind diffKind, toks ...string) []diffRun {
+func appendRun(out []Run, kind Kind, toks ...string) []Run {
 	if len(toks) == 0 {
 		return out
 	}
-	if n := len(out); n > 0 && out[n-1].kind == kind {
-		out[n-1].toks = append(out[n-1].toks, toks...)
+	if n := len(out); n > 0 && out[n-1].Kind == kind {
+		out[n-1].Toks = append(out[n-1].Toks, toks...)
 		return out
 	}
-	return append(out, diffRun{kind, append([]string(nil), toks...)})
+	return append(out, Run{kind, append([]string(nil), toks...)})
 }
 
-func appendRuns(out, runs []diffRun) []diffRun {
+func appendRuns(out, runs []Run) []Run {
 	for _, r := range runs {
-		out = appendRun(out, r.kind, r.toks...)
+		out = appendRun(out, r.Kind, r.Toks...)
 	}
 	return out
 }
 
-// diffWords counts the word tokens (not white space or punctuation) in
+// Words counts the word tokens (not white space or punctuation) in
 // each kind of run.
-func diffWords(runs []diffRun) (same, del, ins int) {
+func Words(runs []Run) (same, del, ins int) {
 	for _, r := range runs {
 		n := 0
-		for _, t := range r.toks {
+		for _, t := range r.Toks {
 			if r, _ := utf8.DecodeRuneInString(t); unicode.IsLetter(r) || unicode.IsDigit(r) {
 				n++
 			}
 		}
-		switch r.kind {
-		case diffSame:
+		switch r.Kind {
+		case Same:
 			same += n
-		case diffDel:
+		case Del:
 			del += n
 		default:
 			ins += n
@@ -227,21 +235,21 @@ func diffWords(runs []diffRun) (same, del, ins int) {
 
 // ANSI colours for a terminal.
 const (
-	ansiRed   = "\x1b[31m"
-	ansiGreen = "\x1b[32m"
-	ansiReset = "\x1b[0m"
+	ANSIRed   = "\x1b[31m"
+	ANSIGreen = "\x1b[32m"
+	ANSIReset = "\x1b[0m"
 )
 
-// writeDiff prints runs inline: on a terminal removed text in red and
+// Write prints runs inline: on a terminal removed text in red and
 // added text in green, otherwise as [-removed-] and {+added+} (wdiff's
 // notation). White space at the edge of a changed run is printed outside
 // the markers, so that markers hug the words. Write errors are left to the
 // caller's buffered writer (its Flush reports them).
-func writeDiff(w io.Writer, runs []diffRun, color bool) {
+func Write(w io.Writer, runs []Run, color bool) {
 	var b strings.Builder
 	for i, r := range runs {
-		text := strings.Join(r.toks, "")
-		if r.kind == diffSame {
+		text := strings.Join(r.Toks, "")
+		if r.Kind == Same {
 			b.WriteString(text)
 			continue
 		}
@@ -249,7 +257,7 @@ func writeDiff(w io.Writer, runs []diffRun, color bool) {
 		if core == "" {
 			// Only white space changed: print the new spacing, or the
 			// old one when nothing replaces it.
-			if r.kind == diffIns || i+1 == len(runs) || runs[i+1].kind != diffIns {
+			if r.Kind == Ins || i+1 == len(runs) || runs[i+1].Kind != Ins {
 				b.WriteString(text)
 			}
 			continue
@@ -258,11 +266,11 @@ func writeDiff(w io.Writer, runs []diffRun, color bool) {
 		trail := text[len(lead)+len(core):]
 		b.WriteString(lead)
 		switch {
-		case color && r.kind == diffDel:
-			b.WriteString(ansiRed + core + ansiReset)
+		case color && r.Kind == Del:
+			b.WriteString(ANSIRed + core + ANSIReset)
 		case color:
-			b.WriteString(ansiGreen + core + ansiReset)
-		case r.kind == diffDel:
+			b.WriteString(ANSIGreen + core + ANSIReset)
+		case r.Kind == Del:
 			b.WriteString("[-" + core + "-]")
 		default:
 			b.WriteString("{+" + core + "+}")

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/simcrawl/simcrawl/crawler"
+	"github.com/simcrawl/simcrawl/internal/webview"
+)
+
+// defaultUIAddr is where `crawl serve` listens unless told otherwise:
+// loopback only, since the view has no authentication.
+const defaultUIAddr = "127.0.0.1:8080"
+
+func (m *Main) runServe(ctx context.Context, args []string) (err error) {
+	fset := m.newFlagSet("serve")
+	var cf configFlags
+	var dirs stringList
+	fset.StringVar(&cf.config, "config", "", "config file (default: ./config.yaml when it exists, else built-in defaults)")
+	fset.Var(&dirs, "data", "data directory to show (repeatable: the directories of one crawl split across processes; default: the config's data key)")
+	fset.Var(&cf.sets, "set", "override a config key, e.g. --set contentseen.k=3 (repeatable)")
+	addr := fset.String("addr", defaultUIAddr, "address to listen on; anything but loopback is reachable by others, and the view has no authentication")
+	if err := fset.Parse(args); err != nil {
+		return err
+	}
+	if fset.NArg() > 0 {
+		return fmt.Errorf("serve: unexpected argument %q", fset.Arg(0))
+	}
+	cfg, err := cf.load()
+	if err != nil {
+		return err
+	}
+	if len(dirs) == 0 {
+		dirs = stringList{cfg.Data}
+	}
+	var sources []*crawler.Data
+	defer func() {
+		for _, d := range sources {
+			if cerr := d.Close(); err == nil && cerr != nil {
+				err = fmt.Errorf("serve: close %s: %w", d.Dir, cerr)
+			}
+		}
+	}()
+	for _, dir := range dirs {
+		d, err := crawler.OpenData(dir, 0)
+		if err != nil {
+			if errors.Is(err, crawler.ErrLocked) {
+				return fmt.Errorf("serve: %w; to watch a running crawl start it with --ui ADDR", err)
+			}
+			return fmt.Errorf("serve: %w", err)
+		}
+		sources = append(sources, d)
+	}
+	view, err := webview.New(ctx, webview.Options{Sources: sources, Config: configText(cfg), K: cfg.ContentSeen.K})
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	ln, err := listenUI(*addr, m.Stderr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	fmt.Fprintf(m.Stdout, "Serving the crawl in %s at http://%s/ (Ctrl-C stops)\n", joinDirs(dirs), ln.Addr())
+	return serveUntil(ctx, ln, view)
+}
+
+func joinDirs(dirs []string) string {
+	s := ""
+	for i, d := range dirs {
+		if i > 0 {
+			s += ", "
+		}
+		s += d
+	}
+	return s
+}
+
+// listenUI listens on addr for the web view and warns on w when the
+// address is not loopback: the view has no authentication.
+func listenUI(addr string, w io.Writer) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen for the web view: %w", err)
+	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
+		fmt.Fprintf(w, "warning: the web view at http://%s/ has no authentication: anyone who can reach this address can read the crawl's pages\n", ln.Addr())
+	}
+	return ln, nil
+}
+
+// serveUntil serves h on ln until ctx is cancelled, then shuts down,
+// letting requests in progress finish for up to five seconds.
+func serveUntil(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("web view: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(err, serr)
+	}
+	if err != nil {
+		return fmt.Errorf("web view: %w", err)
+	}
+	return nil
+}
+
+// configText is the configuration as YAML, for the overview page.
+func configText(cfg Config) string {
+	b, err := yaml.Marshal(cfg)
+	if err != nil {
+		return fmt.Sprintf("(configuration not shown: %v)", err)
+	}
+	return string(b)
+}
+
+// liveCrawl is the running crawl as the web view sees it.
+type liveCrawl struct {
+	c     *crawler.Crawler
+	start time.Time
+}
+
+func (l liveCrawl) Stats() crawler.Stats                { return l.c.Stats(l.start) }
+func (l liveCrawl) HostDelay(host string) time.Duration { return l.c.HostDelay(host) }
+
+// startUI serves the web view of the crawl c at addr until the returned
+// stop is called (which waits for the server to stop).
+func (m *Main) startUI(ctx context.Context, c *crawler.Crawler, cfg Config, addr string) (stop func() error, err error) {
+	view, err := webview.New(ctx, webview.Options{Sources: []*crawler.Data{c.LiveData()},
+		Live: liveCrawl{c: c, start: time.Now()}, Config: configText(cfg), K: cfg.ContentSeen.K})
+	if err != nil {
+		return nil, fmt.Errorf("--ui: %w", err)
+	}
+	ln, err := listenUI(addr, m.Stderr)
+	if err != nil {
+		return nil, fmt.Errorf("--ui: %w", err)
+	}
+	fmt.Fprintf(m.Stderr, "Web view of this crawl at http://%s/\n", ln.Addr())
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan error, 1)
+	go func() { done <- serveUntil(sctx, ln, view) }()
+	return func() error {
+		cancel()
+		return <-done
+	}, nil
+}

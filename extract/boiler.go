@@ -1,0 +1,214 @@
+package extract
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Boilerplate lines. Markup does not always say what a block is: a
+// "related" heading, a photo credit, a paywall note or a comments prompt
+// is often a plain <p> or <h3> inside the article container. Their wording
+// does say it, in few enough phrases per language that a lexicon finds
+// them. Only short lines are looked at (a sentence of the article that
+// happens to start with "Comments" is longer), and only at their start.
+
+// maxBoilerRunes is the length above which a line is never boilerplate by
+// its wording.
+const maxBoilerRunes = 100
+
+// boilerPrefixes start boilerplate lines, lower case, in the languages of
+// the corpus. A prefix matches at a word boundary: "tags" matches "Tags:"
+// and "Tags", not "Tagsüber".
+var boilerPrefixes = map[string][]string{}
+
+func init() {
+	for _, group := range []string{
+		// related and further reading
+		`related|related posts|related articles|related stories|related content|read more|read also|read next|see also|more from|more on this|more stories|you may also like|you might also like|recommended for you|trending now|most popular|most read
+		mehr zum thema|mehr zu|mehr aus|mehr von|auch interessant|das könnte sie auch interessieren|das könnte dich auch interessieren|das könnte ihnen auch gefallen|lesen sie auch|lesen sie mehr|weitere artikel|weitere beiträge|weitere informationen|weitere infos|weitere tourentipps|siehe auch|zum weiterlesen|weiterlesen|schon gelesen|neueste artikel|neueste beiträge|ähnliche artikel|ähnliche beiträge|beiträge zum thema|artikel zum thema|heute empfehlen wir|empfehlungen|entdecke weitere|lade weitere
+		à lire aussi|a lire aussi|lire aussi|lire la suite|voir aussi|sur le même sujet|dans la même rubrique|articles similaires|articles liés|et vidéos sur le sujet
+		le puede interesar|te puede interesar|también te puede interesar|lee también|leer más|ver también|noticias relacionadas|artículos relacionados|más noticias|mira lo que tiene
+		leia também|leia mais|veja também|notícias relacionadas|saiba mais
+		czytaj też|czytaj także|czytaj więcej|zobacz też|zobacz także|polecamy
+		leggi anche|potrebbe interessarti|articoli correlati
+		читайте также|смотрите также|похожие статьи|по теме|читать далее
+		相关阅读|相关文章|相关新闻|相关推荐|延伸阅读|推荐阅读|猜你喜欢|热门推荐|热点推荐|相關閱讀|相關文章|延伸閱讀`,
+		// captions, credits, sources
+		`foto|fotos|photo|photos|bild|titelbild|bildquelle|bildnachweis|image|images|picture|credit|credits|photo credit|quelle|źródło|fuente|crédit|crédits|crédito|créditos|фото|источник|图片来源|图片|来源|來源|©|(c)|copyright
+		getty images|shutterstock|istock|imago|dpa|reuters|afp|unsplash`,
+		// comments
+		`comments|comment|leave a comment|leave a reply|post a comment|add comment|add a comment|join the discussion|show comments|view comments
+		kommentare|kommentar|kommentieren|kommentar schreiben|kommentare schreiben|kommentare geschlossen|kommentare insgesamt|diskutieren sie mit|sie müssen sich einloggen|sie sind aktuell nicht eingeloggt
+		commentaires|commentaire|laisser un commentaire|réagir|comentarios|comentario|deja un comentario|deja una respuesta|comentários|deixe um comentário|komentarze|komentarz|commenti|lascia un commento
+		комментарии|комментарий|отзывы|отзыв|оставить комментарий|评论|发表评论|网友评论|評論|發表評論|留言`,
+		// sharing, printing, navigation between posts
+		`share|share this|share on|share this article|share this post|tweet|teilen|artikel teilen|diesen artikel teilen|beitrag teilen|möchten sie den artikel teilen|partager|partagez|compartir|compartilhe|condividi|udostępnij|поделиться|分享|分享到
+		print|drucken|rezept drucken|artikel drucken|drukuj|imprimer|imprimir|stampa|打印
+		older post|newer post|previous post|next post|previous article|next article|vorheriger beitrag|nächster beitrag|vorheriger artikel|nächster artikel|zurück zur übersicht|article précédent|article suivant|artículo anterior|artículo siguiente|上一篇|下一篇|上一篇文章|下一篇文章`,
+		// post metadata: categories, tags, dates, authors
+		`this entry was posted|posted in|filed under|category|categories|tags|tagged|schlagwörter|schlagworte|stichworte|kategorie|kategorien|rubrik|themen|catégorie|catégories|étiquettes|mots-clés|categoría|etiquetas|kategoria|tagi|метки|теги|рубрика|标签|分类|關鍵字|关键词
+		permalink|permalien|release date|aktualisiert am|erstellt am|veröffentlicht am|zuletzt aktualisiert|stand|publié le|mis à jour le|publicado el|publicado em|atualizado em|opublikowano|aktualizacja|опубликовано|обновлено|发布时间|发布日期|更新时间|责任编辑|编辑|作者|原标题|本文来源|文章来源|免责声明|声明|版权声明|編輯|責任編輯
+		written by|posted by|author|von|by|par|por|autor|auteur|автор`,
+		// ads, subscriptions, paywalls, newsletters
+		`advertisement|advertising|sponsored|anzeige|werbung|reklama|publicidad|publicité|pubblicità|реклама|广告|廣告|推广
+		subscribe|subscribe now|subscribe to|sign up|newsletter|abonnieren|jetzt abonnieren|abonnieren sie|abonnez-vous|inscrivez-vous|suscríbete|assine|zapisz się|подписаться|подпишитесь|订阅|關注我們|关注我们
+		möchten sie weiterlesen|ja. ich bin abonnent|ja. ich benötige ein abo|pour lire la suite|to view the full story|to continue reading|already a subscriber|if you're seeing this message|if you’re seeing this message|hazte miembro|jetzt vorsorgen
+		impressum|mentions légales|datenschutz|datenschutzerklärung|privacy policy|terms of use|cookie|cookies|alle rechte vorbehalten|all rights reserved|tous droits réservés|todos los derechos reservados|wszelkie prawa zastrzeżone|материал защищен|все права защищены|版权所有|版權所有|aviso legal|nutzungsbedingungen
+		war der artikel nützlich|war dieser artikel hilfreich|was this article helpful|was this helpful|bitte teilen sie uns ihre erfahrungen|bewerten sie|rate this|rating|bewertung|évaluer|оцените`,
+	} {
+		for line := range strings.SplitSeq(group, "\n") {
+			for p := range strings.SplitSeq(strings.TrimSpace(line), "|") {
+				if p == "" {
+					continue
+				}
+				r, _ := utf8.DecodeRuneInString(p)
+				key := string(r)
+				boilerPrefixes[key] = append(boilerPrefixes[key], p)
+			}
+		}
+	}
+}
+
+// boilerLine reports whether a rendered line is boilerplate by its wording.
+func boilerLine(line string) bool {
+	line = strings.TrimLeft(line, " \t-–—•·|»>*#:")
+	if line == "" || utf8.RuneCountInString(line) > maxBoilerRunes {
+		return false
+	}
+	lower := strings.ToLower(line)
+	r, _ := utf8.DecodeRuneInString(lower)
+	for _, p := range boilerPrefixes[string(r)] {
+		if !strings.HasPrefix(lower, p) {
+			continue
+		}
+		rest := lower[len(p):]
+		if rest == "" {
+			return true
+		}
+		next, _ := utf8.DecodeRuneInString(rest)
+		if cjkRune(p) {
+			// Chinese has no word boundary: a label needs its colon
+			// ("来源：新华社"), a sentence may start with the same word.
+			if strings.ContainsRune(":：| 　", next) {
+				return true
+			}
+			continue
+		}
+		if unicode.IsLetter(next) || unicode.IsDigit(next) || next == '(' {
+			continue // "tags" in "tagsüber", "von" in "vonseiten", print(x)
+		}
+		if bylineWord(p) && !shortByline(rest) {
+			continue // "By the time we arrived, ..." is a sentence
+		}
+		return true
+	}
+	return dateLine(lower)
+}
+
+// cjkRune reports whether p starts with a Han character: Chinese phrases
+// have no word boundary after them.
+func cjkRune(p string) bool {
+	r, _ := utf8.DecodeRuneInString(p)
+	return unicode.Is(unicode.Han, r)
+}
+
+// bylineWord is a prefix that also starts ordinary sentences; it marks a
+// byline only when a short name follows.
+func bylineWord(p string) bool {
+	switch p {
+	case "von", "by", "par", "por", "autor", "auteur", "author", "автор", "stand", "foto", "photo", "bild", "image", "images", "picture", "dpa", "reuters", "afp", "imago", "print", "share", "tweet", "related", "comment", "comments", "rating", "cookie", "cookies":
+		return true
+	}
+	return false
+}
+
+// shortByline reports whether rest (what follows "By", "Foto", ...) is a
+// few words rather than a sentence: at most six words and no full stop
+// inside.
+func shortByline(rest string) bool {
+	rest = strings.TrimSpace(rest)
+	if strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "|") || strings.HasPrefix(rest, "/") {
+		return true
+	}
+	words := strings.Fields(rest)
+	if len(words) > 6 {
+		return false
+	}
+	s := strings.TrimRight(rest, ".!")
+	return !strings.ContainsAny(s, ".!?;")
+}
+
+// dateWords are weekday and month names and the small words of a written
+// date ("segunda-feira, 22 de janeiro de 2018", "Dienstag, 6. Mai 2014").
+var dateWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`
+		monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri sat sun
+		january february march april may june july august september october november december
+		jan feb mar apr jun jul aug sep sept oct nov dec
+		montag dienstag mittwoch donnerstag freitag samstag sonntag
+		januar jänner februar märz juni juli oktober dezember mai
+		lundi mardi mercredi jeudi vendredi samedi dimanche
+		janvier février mars avril juin juillet août septembre octobre novembre décembre
+		lunes martes miércoles jueves viernes sábado domingo
+		enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre
+		segunda-feira terça-feira quarta-feira quinta-feira sexta-feira segunda terça quarta quinta sexta feira
+		janeiro fevereiro março maio junho julho setembro outubro novembro dezembro
+		poniedziałek wtorek środa czwartek piątek sobota niedziela
+		stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października listopada grudnia
+		lunedì martedì mercoledì giovedì venerdì gennaio febbraio aprile maggio giugno luglio settembre ottobre dicembre
+		января февраля марта апреля мая июня июля августа сентября октября ноября декабря
+		понедельник вторник среда четверг пятница суббота воскресенье
+		de del el le la am um at on of the der den à às h uhr et and y e i
+		updated published posted aktualisiert veröffentlicht erstellt publié publicado`) {
+		dateWords[w] = true
+	}
+}
+
+// dateLine reports whether a lower-cased short line is only a date: a
+// weekday or month name, digits, and the small words of a written date.
+func dateLine(lower string) bool {
+	if utf8.RuneCountInString(lower) > 60 {
+		return false
+	}
+	named, digits := false, false
+	for _, w := range strings.FieldsFunc(lower, func(r rune) bool {
+		return unicode.IsSpace(r) || r == ',' || r == '.' || r == '/' || r == '|' || r == ':' || r == '(' || r == ')'
+	}) {
+		switch {
+		case strings.IndexFunc(w, func(r rune) bool { return !unicode.IsDigit(r) }) < 0:
+			digits = true
+		case dateWords[w]:
+			if len(w) > 3 {
+				named = true
+			}
+		default:
+			return false
+		}
+	}
+	return named && digits
+}
+
+// dropBoilerLines removes boilerplate lines from rendered text. When every
+// line would go, the text is kept as it is: a page with text never yields
+// none.
+func dropBoilerLines(text string) string {
+	var b strings.Builder
+	kept := false
+	for line := range strings.SplitSeq(text, "\n") {
+		if boilerLine(line) {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(line)
+		kept = kept || strings.TrimSpace(line) != ""
+	}
+	if !kept {
+		return text
+	}
+	return b.String()
+}

@@ -1,0 +1,250 @@
+package copyweb
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// A page is a parsed HTML document with the element that holds its article
+// (found by our own small heuristic, independent of package extract, so
+// that the dataset does not move when extraction changes).
+type page struct {
+	root    *html.Node
+	content *html.Node // nil when no element holds enough paragraphs
+	paras   []*html.Node
+}
+
+func parsePage(b []byte) (*page, error) {
+	root, err := html.Parse(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	p := &page{root: root}
+	p.content = contentNode(root)
+	if p.content != nil {
+		p.paras = paragraphs(p.content)
+	}
+	return p, nil
+}
+
+// paraText is the text of the article's paragraphs.
+func (p *page) paraText() string {
+	var b strings.Builder
+	for _, q := range p.paras {
+		b.WriteString(textOf(q))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func (p *page) render() []byte {
+	var buf bytes.Buffer
+	if err := html.Render(&buf, p.root); err != nil {
+		panic(err) // writing to a bytes.Buffer does not fail
+	}
+	return buf.Bytes()
+}
+
+// contentNode returns the deepest element holding at least 60% of the
+// page's paragraph text (paragraphs of 20 or more characters): the article,
+// even when a site splits it over many blocks, without the sidebars.
+func contentNode(root *html.Node) *html.Node {
+	under := map[*html.Node]int{} // paragraph text under each element
+	total := 0
+	walk(root, func(n *html.Node) bool {
+		if skipped(n) || aside(n) {
+			return false
+		}
+		if n.DataAtom != atom.P {
+			return true
+		}
+		l := utf8.RuneCountInString(collapse(textOf(n)))
+		if l < 20 {
+			return false
+		}
+		total += l
+		for a := n.Parent; a != nil && a.Type == html.ElementNode; a = a.Parent {
+			under[a] += l
+		}
+		return false
+	})
+	if total == 0 {
+		return nil
+	}
+	cur := root // descend while one child holds 60% (at most one can)
+	for {
+		var next *html.Node
+		for c := cur.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && under[c]*10 >= total*6 {
+				next = c
+				break
+			}
+		}
+		if next == nil {
+			break
+		}
+		cur = next
+	}
+	if cur.Type != html.ElementNode {
+		return nil
+	}
+	return cur
+}
+
+// paragraphs returns the <p> elements under n with 20 or more characters.
+func paragraphs(n *html.Node) []*html.Node {
+	var out []*html.Node
+	walk(n, func(c *html.Node) bool {
+		if skipped(c) || c != n && aside(c) {
+			return false
+		}
+		if c.DataAtom == atom.P {
+			if utf8.RuneCountInString(collapse(textOf(c))) >= 20 {
+				out = append(out, c)
+			}
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+func skipped(n *html.Node) bool {
+	return n.Type == html.ElementNode && (n.DataAtom == atom.Script || n.DataAtom == atom.Style || n.DataAtom == atom.Noscript || n.DataAtom == atom.Template)
+}
+
+// notArticle matches the class or id of blocks whose paragraphs are not the
+// article's: a long comment thread must not pull the article's element up
+// to one holding the comments too.
+var notArticle = regexp.MustCompile(`(?i)comment|respond|reply|sidebar|footer|related`)
+
+func aside(n *html.Node) bool {
+	if n.Type != html.ElementNode {
+		return false
+	}
+	if n.DataAtom == atom.Aside || n.DataAtom == atom.Footer || n.DataAtom == atom.Nav {
+		return true
+	}
+	for _, a := range n.Attr {
+		if (a.Key == "class" || a.Key == "id") && notArticle.MatchString(a.Val) {
+			return true
+		}
+	}
+	return false
+}
+
+// walk calls fn on n and, while fn returns true, on its descendants.
+func walk(n *html.Node, fn func(*html.Node) bool) {
+	if !fn(n) {
+		return
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		walk(c, fn)
+	}
+}
+
+func textOf(n *html.Node) string {
+	var b strings.Builder
+	walk(n, func(c *html.Node) bool {
+		if skipped(c) {
+			return false
+		}
+		if c.Type == html.TextNode {
+			b.WriteString(c.Data)
+			b.WriteByte(' ')
+		}
+		return true
+	})
+	return b.String()
+}
+
+// textNodes returns the text nodes under n, outside scripts and styles.
+func textNodes(n *html.Node) []*html.Node {
+	var out []*html.Node
+	walk(n, func(c *html.Node) bool {
+		if skipped(c) {
+			return false
+		}
+		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
+			out = append(out, c)
+		}
+		return true
+	})
+	return out
+}
+
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// find returns the first element with atom a under n, or nil.
+func find(n *html.Node, a atom.Atom) *html.Node {
+	var found *html.Node
+	walk(n, func(c *html.Node) bool {
+		if found != nil {
+			return false
+		}
+		if c.Type == html.ElementNode && c.DataAtom == a {
+			found = c
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// hanShare is the share of Han characters among the letters of s.
+func hanShare(s string) float64 {
+	var han, letters int
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			letters++
+			if unicode.Is(unicode.Han, r) {
+				han++
+			}
+		}
+	}
+	if letters == 0 {
+		return 0
+	}
+	return float64(han) / float64(letters)
+}
+
+// spaced reports whether s separates its words with spaces (not Chinese,
+// Japanese or Thai): whitespace is at least a tenth of its characters.
+func spaced(s string) bool {
+	var sp, all int
+	for _, r := range s {
+		all++
+		if unicode.IsSpace(r) {
+			sp++
+		}
+	}
+	return all > 0 && sp*10 >= all
+}
+
+// el builds an element with attributes given as name, value pairs and the
+// given children.
+func el(tag string, attrs []string, kids ...*html.Node) *html.Node {
+	n := &html.Node{Type: html.ElementNode, Data: tag, DataAtom: atom.Lookup([]byte(tag))}
+	for i := 0; i+1 < len(attrs); i += 2 {
+		n.Attr = append(n.Attr, html.Attribute{Key: attrs[i], Val: attrs[i+1]})
+	}
+	for _, k := range kids {
+		n.AppendChild(k)
+	}
+	return n
+}
+
+func text(s string) *html.Node { return &html.Node{Type: html.TextNode, Data: s} }
+
+// detach removes n from its parent, if any.
+func detach(n *html.Node) {
+	if n.Parent != nil {
+		n.Parent.RemoveChild(n)
+	}
+}
