@@ -26,10 +26,10 @@ func (b *builder) shortPages(cands []candidate) ([]*Page, error) {
 			return nil, fmt.Errorf("copyweb: parse %s: %w", c.src.ID, err)
 		}
 		var paras []string
-		size := 0
+		size, words := 0, spaced(p.paraText())
 		for _, q := range p.paras {
 			t := collapse(textOf(q))
-			if c.lang == "zh" {
+			if !words {
 				if r := []rune(t); size+len(r) > 260 {
 					t = string(r[:max(0, 260-size)])
 				}
@@ -42,7 +42,7 @@ func (b *builder) shortPages(cands []candidate) ([]*Page, error) {
 			if t != "" {
 				paras = append(paras, t)
 			}
-			if c.lang == "zh" && size >= 120 || c.lang != "zh" && size >= 40 {
+			if !words && size >= 120 || words && size >= 40 {
 				break
 			}
 		}
