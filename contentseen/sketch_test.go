@@ -189,3 +189,57 @@ func TestStripTitle(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkJudgeText measures what the two-stage judge adds to a page's
+// fingerprinting: "fingerprint" is Fingerprint alone, "judge" is
+// StripTitle, FingerprintSketch (one tokenisation for both) and
+// TextDigest, as the crawler runs them; "compare" is one candidate's
+// verification (Compare). On the corpus texts (English, Chinese).
+func BenchmarkJudgeText(b *testing.B) {
+	for _, c := range []struct {
+		name           string
+		pattern        string
+		minHan, maxHan float64
+	}{{"en", "readability/*/source.html", 0, 0.05}, {"zh", "gne-zh/*/*.html", 0.3, 1.01}} {
+		texts := corpusTexts(b, c.pattern, c.minHan, c.maxHan)
+		f, err := NewFingerprinter(Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := PreloadChinese(); err != nil {
+			b.Fatal(err)
+		}
+		size := 0
+		for _, t := range texts {
+			size += len(t)
+		}
+		b.Run(c.name+"/fingerprint", func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				for _, t := range texts {
+					if _, _, err := f.Fingerprint(t); err != nil && !errors.Is(err, ErrNotEnoughContent) {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+		b.Run(c.name+"/judge", func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				for _, t := range texts {
+					t = StripTitle(t, "A headline that is not there")
+					if _, _, _, err := f.FingerprintSketch(t); err != nil && !errors.Is(err, ErrNotEnoughContent) {
+						b.Fatal(err)
+					}
+					_ = TextDigest(t)
+				}
+			}
+		})
+	}
+	x, y := SketchOf("one two three four five six seven"), SketchOf("one two three four five six eight")
+	b.Run("compare", func(b *testing.B) {
+		for b.Loop() {
+			_ = Compare(x, y)
+		}
+	})
+}

@@ -38,7 +38,7 @@ func CrawlOptions(seed, dataDir string) (crawler.Options, error) {
 		Retries:       3,
 		RetryBackoff:  2 * time.Second,
 		Fetch:         fetch,
-		K:             3,
+		K:             7,
 		Layout:        "4x16",
 		ExpectedPages: crawler.DefaultExpectedPages,
 		Features:      feat,
