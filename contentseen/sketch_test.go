@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/zeebo/xxh3"
 )
 
 // TestSketchGolden pins the sketch's hashing (shingles, bins,
@@ -64,6 +66,19 @@ func TestTextDigestGolden(t *testing.T) {
 	}
 	if TextDigest("prices rose 5%") == TextDigest("prices rose 6%") {
 		t.Error("TextDigest ignores digits, want them kept")
+	}
+	// The byte loop agrees with the definition: XXH3-128 of letterKey.
+	r := rand.New(rand.NewPCG(5, 6))
+	alphabet := []rune("aZ9 .,\n-é中文ＡＢ１ー々\u0301\U0001F600")
+	for range 2000 {
+		rs := make([]rune, r.IntN(700))
+		for i := range rs {
+			rs[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		s := string(rs)
+		if got, want := TextDigest(s), xxh3.HashString128(letterKey(s)).Bytes(); got != want {
+			t.Fatalf("TextDigest(%q) = %x, want %x (XXH3-128 of %q)", s, got, want, letterKey(s))
+		}
 	}
 }
 
