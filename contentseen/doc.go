@@ -403,4 +403,48 @@
 // is reading the batch and building its tables; 1M against 100M takes
 // 6.0 s (10.4 CPU-seconds, 2.5 GB resident of which about 2.4 GB the
 // tables' mapped pages) against 85 s streamed.
+//
+// # Verifying candidates
+//
+// A SimHash distance cannot tell "4 bits because 2% of the words were
+// edited" from "4 bits because two short articles share a template". The
+// crawler therefore takes every stored page within a wide radius (k = 7)
+// as a candidate and verifies it with a Sketch of each text (a 128-bin,
+// 8-bit one-permutation MinHash of word 3-shingles, 130 bytes): the copy
+// holds when the estimated Jaccard similarity is at least 0.6, or when at
+// least 0.9 of the smaller text is in the larger and the smaller has half
+// the larger's shingles (Thresholds). Exact copies are found first by
+// TextDigest: the letters and digits of the text, case- and width-folded,
+// so punctuation, spacing and line breaks do not matter. Both see the text
+// after StripTitle: a page's own headline line does not decide.
+//
+// Measured (the judge's note, issue 17) on 3,700 synthetic copies of 468
+// corpus articles (ads, comments and related lines injected, 1-3% of the
+// words edited, a paragraph removed, retitled) against 47,000 pairs that
+// must be kept (different articles of one site, random pairs, 35%
+// rewrites, short pages sharing template lines): SimHash alone at radius
+// r drops 0.51 (r=3), 0.85 (7) and 0.93 (10) of the copies, with 4, 46 and
+// 128 false drops; verified by the sketch (similarity 0.6 or containment
+// 0.9) it keeps the same recall within 0.002 with 3, 12 and 14 false
+// drops, every one a pair whose exact Jaccard similarity is 0.54 to 0.91
+// (pages the corpus holds twice, short pages whose first 40 words agree,
+// synthetic rewrites that left long runs intact): the sketch measured
+// them right, the labels are generous. A stricter similarity (0.7, 0.8)
+// loses recall on 3% edits faster than it removes those pairs, a looser
+// one (0.5) adds distinct pages; containment adds the copies padded with
+// ads and comments that similarity alone misses, at 0.9 (0.8 adds six
+// false drops at r=10). On the web of copies (internal/copyweb, 228 pages): precision
+// 0.990 and recall 0.858 at k=3 on SimHash alone, 1.000 and 0.925 with the
+// judge at k = 7 (every miss but one is a Traditional-script copy, which
+// tokenisation does not yet map).
+//
+// Cost: SketchOf hashes each 3-shingle once (XXH3 of three token hashes)
+// into its bin; Compare is 128 byte comparisons (about 150 ns). On the
+// corpus, the sketch, the digest and StripTitle add about a third to
+// fingerprinting (BenchmarkJudgeText).
+//
+// Caveats: the index keeps the first page of a fingerprint, so a page
+// whose fingerprint equals a stored one's but whose sketch differs (the
+// same words in another order) is stored but not indexed under its own id,
+// and its later near copies are compared with the first page only.
 package contentseen

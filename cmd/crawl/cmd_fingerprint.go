@@ -114,7 +114,8 @@ func (m *Main) readText(name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
-	return doc.Text, nil
+	// What the crawler judges: the text without the page's own headline.
+	return contentseen.StripTitle(doc.Text, doc.Title), nil
 }
 
 func looksLikeHTML(name string, b []byte) bool {
