@@ -362,3 +362,54 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// A URL the frontier holds as done whose page (or drop) did not survive
+// is queued again by repair: the next crawl fetches it, instead of
+// skipping it as done forever (a new user's repaired crawl fetched nothing
+// and lost its pages without a word).
+func TestRepairRequeuesLostPages(t *testing.T) {
+	opts := crawledDir(t)
+	want := readResult(t, opts.DataDir, "")
+	db, err := bolt.Open(filepath.Join(opts.DataDir, DBFile), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The store loses every page and drop (its bucket), the frontier keeps
+	// their URLs as done.
+	err = db.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte("pages")) })
+	if err := errors.Join(err, db.Close()); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "repaired")
+	sum, err := Repair(context.Background(), opts.DataDir, out, contentseen.DefaultLayout(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(want.stored) + len(want.dropped); sum.Frontier.Requeued < n {
+		t.Errorf("repair queued %d URLs again, want at least the %d stored or dropped", sum.Frontier.Requeued, n)
+	}
+	opts.DataDir, opts.DropLog = out, filepath.Join(out, "dropped.jsonl")
+	c, err := Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Run(context.Background())
+	if err := errors.Join(err, c.Close()); err != nil {
+		t.Fatal(err)
+	}
+	// The URLs come back at depth 0, so the order differs and another page
+	// of a cluster may be the one kept: every URL stored or dropped before
+	// is stored or dropped again.
+	got := readResult(t, out, "")
+	judged := func(u string) bool { return got.stored[u] != nil || got.dropped[u] != nil }
+	for u := range want.stored {
+		if !judged(u) {
+			t.Errorf("%s was stored before repair; after it and a resume it is neither stored nor dropped", u)
+		}
+	}
+	for u := range want.dropped {
+		if !judged(u) {
+			t.Errorf("%s was dropped before repair; after it and a resume it is neither stored nor dropped", u)
+		}
+	}
+}

@@ -268,7 +268,13 @@ func rebuild(ctx context.Context, tmp, dst *bolt.DB, out string, layout contents
 	err = tmp.View(func(stx *bolt.Tx) error {
 		return dst.Update(func(dtx *bolt.Tx) error {
 			var err error
-			if sum.Frontier, err = frontier.CopyTx(stx, dtx, ""); err != nil {
+			if sum.Frontier, err = frontier.CopyTx(stx, dtx, "", func(url, _ string) bool {
+				// A URL done whose page or drop did not survive is fetched
+				// again by the next crawl, not skipped as done forever.
+				_, stored := st.URLStoredTx(dtx, url)
+				_, dropped := st.DropURLTx(dtx, url)
+				return !stored && !dropped
+			}); err != nil {
 				return err
 			}
 			return stx.ForEach(func(name []byte, b *bolt.Bucket) error {
