@@ -203,7 +203,10 @@ func rebuild(ctx context.Context, tmp, dst *bolt.DB, out string, layout contents
 		var pages []*storage.Page
 		for _, id := range ids {
 			p, err := src.Get(ctx, id)
-			if err != nil {
+			if err != nil || p.URL == "" {
+				// A record that decodes but names no URL is damage too:
+				// the store refuses it, and a page without a URL cannot
+				// be crawled on from.
 				sum.PagesLost++
 				continue
 			}

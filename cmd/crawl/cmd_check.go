@@ -25,6 +25,9 @@ func (m *Main) runCheck(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkCrawledDir(cfg.Data); err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
 	rep, err := crawler.CheckData(ctx, cfg.Data, cfg.DropLog, 0)
 	if err != nil {
 		return fmt.Errorf("check: %w", err)

@@ -200,7 +200,7 @@ func (m *Main) openData(cf configFlags, cmd string) (*crawler.Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkDataDir(cfg.Data); err != nil {
+	if err := checkCrawledDir(cfg.Data); err != nil {
 		return nil, fmt.Errorf("%s: %w", cmd, err)
 	}
 	d, err := crawler.OpenData(cfg.Data, 0)

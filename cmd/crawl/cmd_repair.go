@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/simcrawl/simcrawl/contentseen"
@@ -20,14 +19,17 @@ func (m *Main) runRepair(ctx context.Context, args []string) error {
 		return err
 	}
 	if fset.NArg() > 0 {
-		return fmt.Errorf("repair: unexpected argument %q", fset.Arg(0))
+		return usageErrorf(fset, "repair: unexpected argument %q", fset.Arg(0))
 	}
 	if *out == "" {
-		return errors.New("repair: --out NEWDIR is required (the original directory is never written to)")
+		return usageErrorf(fset, "repair: --out NEWDIR is required (the original directory is never written to)")
 	}
 	cfg, err := cf.load()
 	if err != nil {
 		return err
+	}
+	if err := checkCrawledDir(cfg.Data); err != nil {
+		return fmt.Errorf("repair: %w", err)
 	}
 	// The index is rebuilt with the source's layout and scheme; these are
 	// for a source whose index metadata cannot be read.

@@ -76,7 +76,7 @@ func (m *Main) runStats(ctx context.Context, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := checkDataDir(cfg.Data); err != nil {
+	if err := checkCrawledDir(cfg.Data); err != nil {
 		return fmt.Errorf("stats: %w", err)
 	}
 	data, err := crawler.OpenData(cfg.Data, 0)
