@@ -19,7 +19,7 @@ func (m *Main) runCheck(ctx context.Context, args []string) error {
 		return err
 	}
 	if fset.NArg() > 0 {
-		return fmt.Errorf("check: unexpected argument %q", fset.Arg(0))
+		return usageErrorf(fset, "check: unexpected argument %q", fset.Arg(0))
 	}
 	cfg, err := cf.load()
 	if err != nil {

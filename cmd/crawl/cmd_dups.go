@@ -110,10 +110,10 @@ func (m *Main) runDups(ctx context.Context, args []string) (err error) {
 		return usageErrorf(fset, "dups: --reason %q: want %q or %q", f.reason, storage.ReasonExact, storage.ReasonNear)
 	}
 	if f.minD < 0 {
-		return fmt.Errorf("dups: --min-distance %d: want >= 0", f.minD)
+		return usageErrorf(fset, "dups: --min-distance %d: want >= 0", f.minD)
 	}
 	if f.maxD >= 0 && f.maxD < f.minD {
-		return fmt.Errorf("dups: --max-distance %d is below --min-distance %d: nothing could match", f.maxD, f.minD)
+		return usageErrorf(fset, "dups: --max-distance %d is below --min-distance %d: nothing could match", f.maxD, f.minD)
 	}
 	f.filterActive = f.host != "" || f.reason != "" || f.minD > 0 || f.maxD >= 0
 	data, err := m.openData(cf, "dups")
