@@ -61,7 +61,9 @@ func (m *Main) runServe(ctx context.Context, args []string) (err error) {
 		}
 		sources = append(sources, d)
 	}
-	view, err := webview.New(ctx, webview.Options{Sources: sources, Config: configText(cfg), K: cfg.ContentSeen.K})
+	// No Config: a data directory does not record the configuration it was
+	// crawled with, and serve's own would be shown as the crawl's.
+	view, err := webview.New(ctx, webview.Options{Sources: sources, K: cfg.ContentSeen.K})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
