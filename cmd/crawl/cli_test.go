@@ -174,8 +174,8 @@ func TestDataDirIsAFile(t *testing.T) {
 		{[]string{"--seeds", seeds, "--data", file}, "the data directory " + file + " is a file: pass a directory"},
 		{[]string{"--seeds", seeds, "--data", filepath.Join(file, "sub")}, "since " + file + " is a file: pass a directory"},
 		{[]string{"demo", "--data", file}, "is a file: pass a directory"},
-		{[]string{"export", "--data", file}, "export: the data directory " + file + " is a file"},
-		{[]string{"stats", "--data", file}, "stats: the data directory " + file + " is a file"},
+		{[]string{"export", "--data", file}, "export: " + file + " is a file: pass the data directory of a crawl"},
+		{[]string{"stats", "--data", file}, "stats: " + file + " is a file: pass the data directory of a crawl"},
 		{[]string{"dedup", "--input", seeds, "--data", file}, "is a file: pass a directory"},
 	} {
 		_, _, err := run(t, "", tc.args...)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -231,10 +232,18 @@ func TestDupsHelpDocumentsFlags(t *testing.T) {
 
 func TestInspectWithoutData(t *testing.T) {
 	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{{"dups"}, {"dups", "show", "http://x/"}, {"stats"}} {
-		_, _, err := run(t, "", append(args, "--data", filepath.Join(dir, "none"))...)
+		_, _, err := run(t, "", append(args, "--data", empty)...)
 		if err == nil || !strings.Contains(err.Error(), "no crawl data") {
 			t.Errorf("%v on an empty directory: err = %v, want 'no crawl data'", args, err)
+		}
+		_, _, err = run(t, "", append(args, "--data", filepath.Join(dir, "none"))...)
+		if err == nil || !strings.Contains(err.Error(), "no data directory") {
+			t.Errorf("%v on a directory that does not exist: err = %v, want 'no data directory'", args, err)
 		}
 	}
 }
