@@ -98,9 +98,7 @@ func BenchmarkSegmentGSE(b *testing.B) {
 	if err := PreloadChinese(); err != nil {
 		b.Fatal(err)
 	}
-	if zh.gse == nil {
-		b.Skip("gse segmenter not kept")
-	}
+	seg := loadGSE(b)
 	var runs [][]byte
 	size := 0
 	for _, t := range texts {
@@ -114,7 +112,7 @@ func BenchmarkSegmentGSE(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, r := range runs {
-				zh.gse.Segment(r)
+				seg.Segment(r)
 			}
 		}
 	})
@@ -125,7 +123,7 @@ func BenchmarkSegmentGSE(b *testing.B) {
 		for b.Loop() {
 			for _, r := range runs {
 				s.ts.reset()
-				if err := s.segmentHan(string(r), false); err != nil {
+				if err := s.segmentHan(string(r), false, false); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -136,5 +134,26 @@ func BenchmarkSegmentGSE(b *testing.B) {
 func BenchmarkHashFeature(b *testing.B) {
 	for b.Loop() {
 		HashFeature("riverside")
+	}
+}
+
+// BenchmarkLoadChinese is the first Han character's cost: reading the
+// embedded dictionary (zhdict.bin) into the segmentation table and the
+// Traditional-to-Simplified converter. Peak memory of a whole process:
+// /usr/bin/time -v on a program that fingerprints one Chinese sentence
+// (see the issue 16 note).
+func BenchmarkLoadChinese(b *testing.B) {
+	b.SetBytes(int64(len(zhData)))
+	b.ReportAllocs()
+	cpu0, ok := cpuTime()
+	for b.Loop() {
+		if _, _, err := readZhData(zhData); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// CPU time per load: wall time on the shared machine counts the other
+	// jobs' time slices too.
+	if cpu1, ok1 := cpuTime(); ok && ok1 {
+		b.ReportMetric(float64((cpu1-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
 	}
 }

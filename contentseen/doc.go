@@ -19,12 +19,15 @@
 //  1. Unicode NFKC normalisation (full-width letters, digits and
 //     punctuation become ASCII; ligatures and compatibility forms are
 //     expanded), then simple case folding.
-//  2. Tokenisation: runs of Han characters are segmented into words with
-//     gse's Chinese dictionary (see below); everything else is split into
-//     words by a hand-written scanner (letters, digits and marks; "don't",
-//     "3.14" and "1,000" stay whole). Scripts written without spaces other
-//     than Chinese (Thai, Japanese kana) come out as long runs; Japanese
-//     kanji go through the Chinese segmenter (and load its dictionary).
+//  2. Tokenisation: runs of Han characters are converted to Simplified
+//     script (OpenCC's t2s tables) and segmented into words with gse's
+//     Chinese dictionary (see below); runs of Japanese kana, Thai, Lao,
+//     Khmer and Myanmar, written without spaces, become overlapping
+//     character bigrams, so that a one-character edit changes two
+//     features, not a whole run; everything else is split into words by a
+//     hand-written scanner (letters, digits and marks; "don't", "3.14" and
+//     "1,000" stay whole). Japanese kanji go through the Chinese converter
+//     and segmenter (東京 becomes 东京, consistently).
 //  3. Stop words dropped: short English and Chinese (Simplified and
 //     Traditional) lists of function words, in code.
 //  4. Features, chosen by Options.Kind: words (the default), word
@@ -39,7 +42,12 @@
 // fingerprints are stored: the hash is pinned by golden vectors checked
 // against the reference C implementation, and the stop-word lists and the
 // dictionary are part of the scheme. Options.String names the scheme, for an
-// index to record so that it never mixes schemes.
+// index to record so that it never mixes schemes, tokenizer version
+// included: Options.Tokenizer 2 (the default, "tok=2") is the pipeline
+// above; 1 is the one before scripts were handled (no conversion, kana and
+// Thai runs one token each), written without a "tok" field as indexes
+// recorded it then. ParseScheme reads a recorded scheme that way, and
+// LegacyScheme lets a crawler keep an old index's tokenizer.
 //
 // A text with fewer distinct features than Options.MinFeatures (default
 // 8) gives ErrNotEnoughContent instead of a fingerprint: near-empty pages
@@ -50,24 +58,36 @@
 // Fingerprinter.FromTokens the caller's own token stream.
 // Fingerprinter.Features and Tokens show what a fingerprint was made of.
 //
-// Cost, per core on the shared development machine (BenchmarkFingerprint,
-// medians): about 95 MB/s of English text and 24 MB/s of Chinese text
-// (segmentation included) with word features, 75 and 23 MB/s with word
-// bigrams, 32 and 15 MB/s with character 4-grams. A Fingerprinter is safe
-// for concurrent use and allocates almost nothing per call (pooled
-// buffers).
+// Cost, per CPU-second on the shared 2-core development machine
+// (BenchmarkFingerprint reports MB/cpu-s; medians of 6 runs alternating
+// with the code before issue 16's changes, load 20 to 27, 2026-11-25,
+// spread +-20 to 35%): English 67, 59 and 26 MB/s with words, word
+// bigrams and character 4-grams; Chinese (segmentation included) 20.5,
+// 18.8 and 11.4 MB/s, where the code before gave 14.7, 13.3 and 8.1 in
+// the same runs (single runs at load 16 gave 23 to 27 MB/s for Chinese
+// words). Earlier figures of 95 and 24 MB/s came from a quieter machine.
+// A Fingerprinter is safe for concurrent use and allocates almost nothing
+// per call (pooled buffers).
 //
 // The Chinese dictionary is gse's embedded Simplified plus Traditional
-// dictionary without its rarest words. It is loaded once per process, on
-// the first Han character or by PreloadChinese: 1.3 to 2.4 s on the shared
-// development machine (11 s under -race) and 135 MB of transient heap,
-// leaving 4.2 MB (ChineseStats reports the load).
-// Segmentation is gse's shortest-path algorithm re-implemented without
-// allocations (tests check it gives gse's words); gse's HMM is never used.
+// dictionary without its rarest words, taken from gse at `go generate`
+// time into an embedded file of 1 MB (zhdict.bin, with OpenCC's t2s
+// tables). It is read once per process, on the first Han character or by
+// PreloadChinese: 74 to 104 ms of CPU (BenchmarkLoadChinese at load 16 to
+// 27) and 5.5 MB allocated, leaving 5.3 MB; a process that fingerprints
+// one Chinese sentence peaks at 10 MB resident. gse's own loading took 1.7 to 2.2
+// CPU-seconds, 310 MB allocated and 160 MB resident (ChineseStats
+// reports the load). Segmentation is gse's shortest-path algorithm
+// re-implemented without allocations (tests check it gives gse's words on
+// the fixtures and the whole gne-zh corpus); gse's HMM is never used.
 //
 // Caveats:
-//   - There is no Traditional-to-Simplified conversion: the same article
-//     in both scripts gets unrelated fingerprints.
+//   - Traditional to Simplified is OpenCC's plain t2s, not the regional
+//     variants: Taiwan and Hong Kong forms it does not list stay as they
+//     are. Converted with OpenCC's s2t or s2tw, the gne-zh pages keep their
+//     fingerprint exactly in 104 of 144 cases and within 5 bits in all
+//     (TestQualityTraditionalIsCopy); with tokenizer 1 they were 12 to 30
+//     bits apart.
 //   - k=3 is strict. With word features, a new title plus an advertising
 //     line on a 650-word article moves the fingerprint 3 to 8 bits (median
 //     5), and so does dropping three short phrases from a 500-character
@@ -75,7 +95,8 @@
 //     3). Fingerprint the extracted body without its title, and calibrate
 //     the scheme and k on real pairs (crawl eval).
 //   - Changing the stop-word lists, the scanner, the dictionary or its
-//     frequency cut-off changes fingerprints; golden tests catch it.
+//     frequency cut-off, or the conversion tables changes fingerprints;
+//     golden tests catch it. Such a change needs a new Options.Tokenizer.
 //
 // # Index
 //

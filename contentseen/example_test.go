@@ -52,5 +52,5 @@ placed three days in advance, and gluten-free options are available on request.`
 	// distance to edited: 4
 	// distance to other: 23
 	// near-empty page: true 1 feature
-	// scheme: words,min=8
+	// scheme: words,min=8,tok=2
 }

@@ -23,14 +23,16 @@ type Fingerprinter struct {
 // that fingerprinting allocates nothing per token. Not safe for concurrent
 // use.
 type scratch struct {
-	norm     []byte
-	ts       tokenStream
-	runeOffs []int32
-	jumpers  []zhJumper
-	bounds   []int32
-	counts   hashCounts
-	ring     []int32 // char shingles: byte offsets of the last N+1 runes
-	zhErr    error   // set by tokenize when the Chinese dictionary failed
+	norm       []byte
+	ts         tokenStream
+	runeOffs   []int32
+	runes      []rune
+	simplified []byte // a Han run converted to Simplified script
+	jumpers    []zhJumper
+	bounds     []int32
+	counts     hashCounts
+	ring       []int32 // char shingles: byte offsets of the last N+1 runes
+	zhErr      error   // set by tokenize when the Chinese dictionary failed
 }
 
 // maxPooledArena bounds the arena kept in the pool, so that one huge
@@ -86,7 +88,7 @@ func (f *Fingerprinter) put(s *scratch) {
 func (f *Fingerprinter) Fingerprint(text string) (fp Fingerprint, features int, err error) {
 	s := f.get()
 	defer f.put(s)
-	s.tokenize(text, true)
+	s.tokenize(text, true, f.opts.Tokenizer)
 	if s.zhErr != nil {
 		return 0, 0, s.zhErr
 	}
@@ -106,14 +108,22 @@ func (f *Fingerprinter) FromTokens(tokens []string) (Fingerprint, int, error) {
 	return f.finish(s)
 }
 
-// Tokens returns the normalised word tokens of text, stop words removed:
-// the stream that features are built from. Meant for diffs and debugging;
-// it allocates every token.
+// Tokens returns the normalised word tokens of text, stop words removed,
+// with the current tokenizer: the stream that features are built from.
+// Meant for diffs and debugging; it allocates every token.
 func Tokens(text string) []string {
 	var s scratch
 	// A dictionary failure splits Han runs into single characters (in
 	// s.zhErr); Fingerprint reports it.
-	s.tokenize(text, true)
+	s.tokenize(text, true, CurrentTokenizer)
+	return tokenStrings(&s)
+}
+
+// Tokens returns the token stream of text under f's options (its
+// tokenizer version), stop words removed.
+func (f *Fingerprinter) Tokens(text string) []string {
+	var s scratch
+	s.tokenize(text, true, f.opts.Tokenizer)
 	return tokenStrings(&s)
 }
 
@@ -134,7 +144,7 @@ func tokenStrings(s *scratch) []string {
 func (f *Fingerprinter) Features(text string) []Feature {
 	s := f.get()
 	defer f.put(s)
-	s.tokenize(text, true)
+	s.tokenize(text, true, f.opts.Tokenizer)
 	tf := make(map[string]int)
 	f.eachFeature(s, func(b []byte) { tf[string(b)]++ })
 	out := make([]Feature, 0, len(tf))

@@ -48,7 +48,11 @@ func TestTokens(t *testing.T) {
 		{"Chinese segmented, stop words dropped", "我们的城市在发展", []string{"城市", "发展"}},
 		{"Chinese and Latin mixed", "我爱Go语言2024年", []string{"爱", "go", "语言", "2024", "年"}},
 		{"full-width Chinese punctuation separates", "北京，上海。广州！", []string{"北京", "上海", "广州"}},
-		{"Traditional segmented too", "臺灣的半導體產業", []string{"臺灣", "半導體", "產業"}},
+		{"Traditional converted to Simplified", "臺灣的半導體產業", []string{"台湾", "半导体", "产业"}},
+		{"kana runs become bigrams", "これはペンです", []string{"これ", "れは", "はペ", "ペン", "ンで", "です"}},
+		{"one kana between kanji stays whole", "東京に住む", []string{"东京", "に", "住", "む"}},
+		{"Latin ends before kana", "Goのコード", []string{"go", "のコ", "コー", "ード"}},
+		{"Thai marks stay on their consonant", "สวัสดี ครับ", []string{"สวั", "วัส", "สดี", "ครั", "รับ"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -56,6 +60,25 @@ func TestTokens(t *testing.T) {
 				t.Errorf("Tokens(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+// Tokenizer 1, the one of data directories made before tokenizer 2, is
+// kept as it was: Traditional stays Traditional, kana runs stay whole.
+func TestTokensTokenizer1(t *testing.T) {
+	f := mustFingerprinter(t, Options{Tokenizer: Tokenizer1})
+	for _, tt := range []struct {
+		in   string
+		want []string
+	}{
+		{"臺灣的半導體產業", []string{"臺灣", "半導體", "產業"}},
+		{"これはペンです", []string{"これはペンです"}},
+		{"Goのコード", []string{"goのコード"}},
+		{"สวัสดี ครับ", []string{"สวัสดี", "ครับ"}},
+	} {
+		if got := f.Tokens(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("tokenizer 1: Tokens(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }
 
@@ -73,9 +96,22 @@ func TestFingerprintGolden(t *testing.T) {
 		want     Fingerprint
 		features int
 	}{
+		// Tokenizer 1, as recorded before tokenizer 2 (data directories
+		// made then keep these fingerprints).
+		{"words,tok=1", article, 0xc7cf14bd0482e57b, 283},
+		{"words,tok=1", newsZh, 0xeabe543296638320, 186},
+		{"words,tok=1", newsZhTraditional, 0x7c95af2b9c418fb8, 44},
+		{"word-shingles:2,tok=1", article, 0xd152735c95dc04e7, 372},
+		{"word-shingles:3,tok=1", newsZh, 0xa43f0627e5111972, 221},
+		{"char-shingles:4,tok=1", article, 0x675dd703f0ca6e7b, 1811},
+		{"char-shingles:5,tok=1", newsZh, 0xfc09dcb15c2c4f86, 634},
+		// Tokenizer 2 (the default): texts without Traditional Chinese,
+		// kana or Thai keep tokenizer 1's fingerprints; the Traditional
+		// sentences now get the fingerprint of their Simplified original.
 		{"words", article, 0xc7cf14bd0482e57b, 283},
 		{"words", newsZh, 0xeabe543296638320, 186},
-		{"words", newsZhTraditional, 0x7c95af2b9c418fb8, 44},
+		{"words", newsZhTraditional, 0x4e8edf33942383bc, 45},
+		{"words", newsZhTraditionalOriginal, 0x4e8edf33942383bc, 45},
 		{"word-shingles:2", article, 0xd152735c95dc04e7, 372},
 		{"word-shingles:3", newsZh, 0xa43f0627e5111972, 221},
 		{"char-shingles:4", article, 0x675dd703f0ca6e7b, 1811},

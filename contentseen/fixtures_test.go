@@ -56,3 +56,7 @@ const otherZh = `今年夏天，全省多地遭遇持续高温天气，部分地
 // newsZhTraditional is the first two sentences of newsZh in Traditional
 // script, as a Hong Kong or Taiwan site would repost them.
 const newsZhTraditional = `本市交通運輸局昨天宣佈，從下個月起將在城區新增十二條公交線路，並延長地鐵二號線和五號線的夜間運營時間。據介紹，新線路主要覆蓋近年來人口增長較快的東部新區和南部工業園區，預計每天可服務乘客約八萬人次。`
+
+// newsZhTraditionalOriginal is the Simplified text newsZhTraditional was
+// written from: the first two sentences of newsZh.
+const newsZhTraditionalOriginal = `本市交通运输局昨天宣布，从下个月起将在城区新增十二条公交线路，并延长地铁二号线和五号线的夜间运营时间。据介绍，新线路主要覆盖近年来人口增长较快的东部新区和南部工业园区，预计每天可服务乘客约八万人次。`

@@ -8,22 +8,75 @@ import (
 )
 
 // normalize returns text in NFKC, using buf (returned for reuse) when the
-// text changes. ASCII text is already NFKC. Text made only of ASCII, the
-// common CJK ideographs, full-width ASCII forms, the ideographic space and
-// a few CJK and typographic punctuation marks (the bulk of Chinese pages)
-// is normalised by a table-free loop; anything else goes through
-// golang.org/x/text/unicode/norm, which costs about as much again as the
-// rest of the pipeline on Chinese text. TestFastNFKC and FuzzNormalize
-// check the loop against norm.
+// text changes. ASCII text is already NFKC. ASCII, the common CJK
+// ideographs, full-width ASCII forms, the ideographic space and a few CJK
+// and typographic punctuation marks (the bulk of Chinese pages) are
+// normalised by a table-free loop (fastRune); only the spans of other
+// runes go through golang.org/x/text/unicode/norm, which costs about as
+// much again as the rest of the pipeline on Chinese text. A slow span
+// starts at the rune before the first unknown rune (a mark may combine
+// with it) and ends before the next rune the loop knows: those are NFKC
+// starters that combine with nothing before them, so the text may be cut
+// there and normalised piece by piece. TestFastNFKC and FuzzNormalize
+// check the result against norm on whole texts.
 func normalize(text string, buf []byte) (string, []byte) {
 	if isASCII(text) {
 		return text, buf
 	}
-	if out, ok := fastNFKC(text, buf[:0]); ok {
-		return bytesView(out), out
+	out := buf[:0]
+	prev, prevOut := -1, 0 // where the rune before i starts in text and in out, if the loop wrote it
+	spans := 0
+	for i := 0; i < len(text); {
+		if c := text[i]; c < utf8.RuneSelf {
+			prev, prevOut = i, len(out)
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if m, ok := fastRune(r); ok {
+			prev, prevOut = i, len(out)
+			out = utf8.AppendRune(out, m)
+			i += size
+			continue
+		}
+		if r == utf8.RuneError && size == 1 {
+			// norm's handling of invalid UTF-8 depends on what follows
+			// it: pieces would differ from the whole text.
+			out = norm.NFKC.AppendString(buf[:0], text)
+			return bytesView(out), out
+		}
+		if spans++; spans > 8 && spans*128 > i {
+			// Many short spans so far (accented Latin, Cyrillic: more
+			// than one per 128 bytes; Chinese pages have at most one per
+			// 150): one call for the whole text is cheaper than one per
+			// span.
+			out = norm.NFKC.AppendString(buf[:0], text)
+			return bytesView(out), out
+		}
+		start := i
+		if prev >= 0 {
+			start, out = prev, out[:prevOut]
+		}
+		j := i + size
+		for j < len(text) {
+			if text[j] < utf8.RuneSelf {
+				break
+			}
+			r, size := utf8.DecodeRuneInString(text[j:])
+			if _, ok := fastRune(r); ok {
+				break
+			}
+			if r == utf8.RuneError && size == 1 {
+				out = norm.NFKC.AppendString(buf[:0], text)
+				return bytesView(out), out
+			}
+			j += size
+		}
+		out = norm.NFKC.AppendString(out, text[start:j])
+		prev, i = -1, j
 	}
-	buf = norm.NFKC.AppendString(buf[:0], text)
-	return bytesView(buf), buf
+	return bytesView(out), out
 }
 
 // bytesView returns b as a string without copying. The caller must not
@@ -35,29 +88,6 @@ func bytesView(b []byte) string {
 		return ""
 	}
 	return unsafe.String(&b[0], len(b))
-}
-
-// fastNFKC appends the NFKC form of text to dst if every rune of text is
-// one that fastRune handles, and reports whether it did. Such runes are
-// NFKC starters that combine with nothing before them, so a text made of
-// them alone is normalised rune by rune.
-func fastNFKC(text string, dst []byte) ([]byte, bool) {
-	for i := 0; i < len(text); {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			dst = append(dst, c)
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(text[i:])
-		m, ok := fastRune(r)
-		if !ok {
-			return dst, false
-		}
-		dst = utf8.AppendRune(dst, m)
-		i += size
-	}
-	return dst, true
 }
 
 // fastRune maps a non-ASCII rune to its NFKC form for the runes the fast

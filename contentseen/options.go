@@ -38,6 +38,18 @@ const (
 	// otherwise collide with every other near-empty page.
 	DefaultMinFeatures = 8
 
+	// Tokenizer1 is the tokenizer of fingerprints made before scripts
+	// were handled: Han runs segmented as they are, kana and Thai runs
+	// one token each. Data directories made then record it (their scheme
+	// has no "tok" field), and keep being fingerprinted with it.
+	Tokenizer1 = 1
+	// Tokenizer2 converts Traditional Chinese to Simplified before
+	// segmentation (OpenCC t2s) and turns runs of kana, Thai, Lao, Khmer
+	// and Myanmar script into character bigrams (scripts.go). The default.
+	Tokenizer2 = 2
+	// CurrentTokenizer is what a zero Options.Tokenizer means.
+	CurrentTokenizer = Tokenizer2
+
 	defaultWordShingleN = 2
 	defaultCharShingleN = 4
 	maxShingleN         = 64
@@ -63,6 +75,11 @@ type Options struct {
 	// MinFeatures is the number of distinct features below which
 	// Fingerprint returns ErrNotEnoughContent; 0 means DefaultMinFeatures.
 	MinFeatures int
+	// Tokenizer is the version of the tokenizer (normalisation,
+	// segmentation, script handling): Tokenizer1 or Tokenizer2; 0 means
+	// CurrentTokenizer. Fingerprints of different versions are not
+	// comparable, so String names it.
+	Tokenizer int
 	// IDF optionally multiplies each feature's weight 1+ln(tf) by
 	// IDF[feature text] (the text as Fingerprinter.Features reports it).
 	// A feature missing from the table gets the table's largest value: an
@@ -89,6 +106,9 @@ func (o Options) withDefaults() Options {
 	if o.MinFeatures == 0 {
 		o.MinFeatures = DefaultMinFeatures
 	}
+	if o.Tokenizer == 0 {
+		o.Tokenizer = CurrentTokenizer
+	}
 	return o
 }
 
@@ -110,6 +130,9 @@ func (o Options) Validate() error {
 	if o.MinFeatures < 0 {
 		errs = append(errs, fmt.Errorf("contentseen: options: min features = %d: want >= 0", o.MinFeatures))
 	}
+	if o.Tokenizer < 0 || o.Tokenizer > CurrentTokenizer {
+		errs = append(errs, fmt.Errorf("contentseen: options: tokenizer = %d: want %d or %d (0 for %d)", o.Tokenizer, Tokenizer1, Tokenizer2, CurrentTokenizer))
+	}
 	for k, v := range o.IDF {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			errs = append(errs, fmt.Errorf("contentseen: options: idf[%q] = %v: want a finite value >= 0", k, v))
@@ -120,12 +143,14 @@ func (o Options) Validate() error {
 }
 
 // String returns the canonical text of the options, with defaults filled
-// in, for example "words,min=8", "word-shingles:3,min=8" or
-// "char-shingles:4,min=12". Options meaning the same thing give the same
-// string, so an index can compare the string it recorded with the current
-// one. When IDF is set, ",idf=" and a 16-hex-digit XXH3 digest of the
-// sorted table is appended; ParseOptions rejects that part, because a table
-// cannot come from a string.
+// in, for example "words,min=8,tok=2", "word-shingles:3,min=8,tok=2" or
+// "char-shingles:4,min=12,tok=2". Options meaning the same thing give the
+// same string, so an index can compare the string it recorded with the
+// current one. Tokenizer1 writes no "tok" field: its strings are the ones
+// indexes recorded before there were versions (ParseScheme reads them
+// back as Tokenizer1). When IDF is set, ",idf=" and a 16-hex-digit XXH3
+// digest of the sorted table is appended; ParseOptions rejects that part,
+// because a table cannot come from a string.
 func (o Options) String() string {
 	d := o.withDefaults()
 	var b strings.Builder
@@ -136,6 +161,10 @@ func (o Options) String() string {
 	}
 	b.WriteString(",min=")
 	b.WriteString(strconv.Itoa(d.MinFeatures))
+	if d.Tokenizer != Tokenizer1 {
+		b.WriteString(",tok=")
+		b.WriteString(strconv.Itoa(d.Tokenizer))
+	}
 	if o.IDF != nil {
 		fmt.Fprintf(&b, ",idf=%016x", idfDigest(o.IDF))
 	}
@@ -166,10 +195,41 @@ func idfDigest(idf map[string]float64) uint64 {
 
 // ParseOptions parses the text written by String, and the shorter forms
 // a config file may use: "words", "word-shingles", "word-shingles:3",
-// "char-shingles:5,min=20". Fields left out take their defaults. The
-// result is validated.
+// "char-shingles:5,min=20", "words,tok=1". Fields left out take their
+// defaults (the current tokenizer). The result is validated.
 func ParseOptions(s string) (Options, error) {
-	var o Options
+	return parseOptions(s, 0)
+}
+
+// ParseScheme parses a scheme an index recorded (String's text): as
+// ParseOptions, except that a scheme without a "tok" field was written
+// before tokenizer versions existed and means Tokenizer1.
+func ParseScheme(s string) (Options, error) {
+	return parseOptions(s, Tokenizer1)
+}
+
+// LegacyScheme reports whether recorded, the scheme of an existing index,
+// is asked with an older tokenizer: the same kind, shingle size and
+// minimum, tokenizer 1 (written before versions existed, or so). It then
+// returns the options to keep fingerprinting that index with, so that a
+// data directory made before tokenizer 2 keeps working as it is instead
+// of mixing two kinds of fingerprints. An IDF table in asked is kept.
+func LegacyScheme(recorded string, asked Options) (Options, bool) {
+	o, err := ParseScheme(recorded)
+	if err != nil || o.withDefaults().Tokenizer != Tokenizer1 || asked.withDefaults().Tokenizer == Tokenizer1 {
+		return Options{}, false
+	}
+	o.IDF = asked.IDF
+	same := asked
+	same.Tokenizer = Tokenizer1
+	if o.String() != same.String() || o.String() != recorded {
+		return Options{}, false
+	}
+	return o, true
+}
+
+func parseOptions(s string, defaultTokenizer int) (Options, error) {
+	o := Options{Tokenizer: defaultTokenizer}
 	parts := strings.Split(s, ",")
 	kind, n, hasN := strings.Cut(parts[0], ":")
 	o.Kind = FeatureKind(kind)
@@ -199,6 +259,12 @@ func ParseOptions(s string) (Options, error) {
 				return Options{}, fmt.Errorf("contentseen: parse options %q: min %q: want a positive integer", s, val)
 			}
 			o.MinFeatures = v
+		case "tok":
+			v, err := strconv.Atoi(val)
+			if err != nil || v < Tokenizer1 || v > CurrentTokenizer {
+				return Options{}, fmt.Errorf("contentseen: parse options %q: tok %q: want %d to %d", s, val, Tokenizer1, CurrentTokenizer)
+			}
+			o.Tokenizer = v
 		case "idf":
 			return Options{}, fmt.Errorf("contentseen: parse options %q: an idf table cannot be read from text; set Options.IDF in code and compare String values", s)
 		default:

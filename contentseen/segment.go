@@ -1,14 +1,15 @@
 package contentseen
 
 import (
-	"errors"
+	_ "embed" // zhdict.bin
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
-	"github.com/go-ego/gse"
+	"github.com/simcrawl/simcrawl/contentseen/internal/zhdict"
 )
 
 // Chinese word segmentation.
@@ -17,37 +18,43 @@ import (
 // and Traditional (t_1.txt) together ("zh"): Simplified alone leaves
 // Traditional text in single characters and the reverse, and the
 // Traditional list lacks the words both scripts share. Words with a
-// dictionary frequency below zhMinFreq are left out. Measured here (2
-// shared cores): the full dictionary takes 3.2 s and 204 MB of heap inside
-// gse (23 s under -race); with zhMinFreq = 4 gse needs 1.3 s and 91 MB
-// (7 s under -race) and word boundaries on the gne-zh corpus agree with the
-// full dictionary's at F1 0.96 (recall 0.999: the rare words dropped split
-// into common ones).
+// dictionary frequency below 4 (gse's MinTokenFreq) are left out: with
+// them, loading took 3.2 s and 204 MB of heap inside gse, and word
+// boundaries on the gne-zh corpus agree with the full dictionary's at F1
+// 0.96 (recall 0.999: the rare words dropped split into common ones).
 //
-// gse is used once, to load and parse the dictionary; its words and
-// frequencies are then copied into a compact hash table (zhDict) and the
-// gse segmenter is dropped, which leaves 4.2 MB of heap (135 MB at the
-// peak of loading). Segmentation runs gse's own algorithm (the shortest path through the word lattice, a word's
-// length being log2(total frequency / its frequency), an unknown character
-// costing 32) over that table without allocating, because gse's Segment
-// allocates per character and reaches only about 4 to 9 MB/s here (this
-// one 25 MB/s or more; BenchmarkSegmentGSE). Tests check that both give
-// the same words.
+// gse is not called at run time. `go generate` (internal/zhgen) loads the
+// dictionary with gse once and writes its words made of Han characters,
+// with gse's path costs, to zhdict.bin (front-coded, DEFLATE, about 1 MB,
+// embedded in the binary; the format is internal/zhdict's). A process
+// reads it into a compact hash table (zhDict) on the first Han character:
+// 74 to 104 ms of CPU on the loaded development machine and 5.5 MB
+// allocated (BenchmarkLoadChinese), where gse's own loading of the text
+// dictionary took 1.1 to 2.2 CPU-seconds and 310 MB of allocations
+// (160 MB resident). TestZhDataUpToDate checks the file against what gse
+// loads today.
+//
+// Segmentation runs gse's own algorithm (the shortest path through the
+// word lattice, a word's length being log2(total frequency / its
+// frequency), an unknown character costing 32) over that table without
+// allocating, because gse's Segment allocates per character and is
+// several times slower (BenchmarkSegmentGSE). TestSegmentMatchesGSE
+// checks that both give the same words, on the fixtures and the gne-zh
+// corpus.
 //
 // gse's HMM (for words not in the dictionary) is never used: it is
 // quadratic on long non-Chinese text, and the fingerprint needs consistent
 // tokens, not linguistically perfect ones.
-//
-// There is no Traditional-to-Simplified conversion: gse has no character
-// mapping, and no small maintained Go library for it was found. A repost
-// converted between scripts therefore gets an unrelated fingerprint.
 
-const (
-	// zhMinFreq drops dictionary words rarer than this (see above).
-	zhMinFreq = 4
-	// zhUnknownCost is gse's cost of a character not in the dictionary.
-	zhUnknownCost = 32
-)
+//go:generate go run ./internal/zhgen zhdict.bin
+
+// zhData is the generated dictionary file (see above).
+//
+//go:embed zhdict.bin
+var zhData string
+
+// zhUnknownCost is gse's cost of a character not in the dictionary.
+const zhUnknownCost = 32
 
 // zhDict is the segmentation dictionary, an open-addressing hash table
 // keyed by a 64-bit hash of the rune sequence (runeHash), which a look-up
@@ -65,6 +72,30 @@ type zhDict struct {
 	shift   uint     // 64 - log2(len(slots))
 	nWords  int
 	maxRune int
+	used    int // entries inserted
+	limit   int // entries the file announced
+	// first holds the table's answer for every one-rune string of the CJK
+	// Unified Ideographs block (zhFirstLo on): the word's cost, -1 for a
+	// prefix that is no word, 0 for neither. Every segmentation step
+	// starts with one such look-up, so this keeps it out of the big table.
+	first []float32
+	// short has the bit shortBit(h) set for the hash h of every word or
+	// prefix of two or three runes: a clear bit saves a look-up that would
+	// miss (most look-ups past the first rune miss).
+	short []uint64
+}
+
+const (
+	zhFirstLo = 0x4E00
+	zhFirstHi = 0x9FFF
+	shortBits = 22 // 512 KB: about one bit in twelve set
+)
+
+func shortBit(h uint64) uint64 { return h >> (64 - shortBits) }
+
+func (d *zhDict) mayHaveShort(h uint64) bool {
+	b := shortBit(h)
+	return d.short[b/64]&(1<<(b%64)) != 0
 }
 
 // runeHash extends the hash h of a rune sequence by r. Seed with
@@ -98,10 +129,14 @@ func (d *zhDict) lookup(h uint64) (float32, bool) {
 	}
 }
 
-// insert stores cost for h; a word's cost replaces a prefix-only entry.
-// full records the full hash of each filled slot so that two hashes with
-// equal tags in one probe chain are reported instead of merged.
-func (d *zhDict) insert(h uint64, cost float32, full map[uint64]uint64) error {
+// insert stores cost for h, which must not be in the table yet (the
+// reader inserts every word and prefix once): an entry with h's tag in
+// its probe chain is a different string whose look-ups h would answer,
+// and an error.
+func (d *zhDict) insert(h uint64, cost float32) error {
+	if d.used++; d.used > d.limit {
+		return fmt.Errorf("contentseen: load chinese dictionary: %w: more entries than the header says", zhdict.ErrCorrupt)
+	}
 	mask := uint64(len(d.slots) - 1)
 	tag := h >> 32
 	for i := d.slot(h); ; i = (i + 1) & mask {
@@ -109,55 +144,46 @@ func (d *zhDict) insert(h uint64, cost float32, full map[uint64]uint64) error {
 		switch {
 		case e == 0:
 			d.slots[i] = tag<<32 | uint64(math.Float32bits(cost))
-			full[i] = h
 			return nil
 		case e>>32 == tag:
-			if full[i] != h {
-				return fmt.Errorf("contentseen: load chinese dictionary: hash tag collision in slot %d", i)
-			}
-			if math.Float32frombits(uint32(e)) < 0 && cost >= 0 {
-				d.slots[i] = tag<<32 | uint64(math.Float32bits(cost))
-			}
-			return nil
+			return fmt.Errorf("contentseen: load chinese dictionary: hash tag collision in slot %d", i)
 		}
 	}
 }
 
-// zh holds the one shared dictionary, loaded on first use.
+// zh holds the shared Chinese data, loaded on first use.
 var zh struct {
 	once     sync.Once
 	dict     *zhDict
+	t2s      *t2sConverter
 	err      error
 	loadTime time.Duration
 
 	mu     sync.Mutex // guards loaded
 	loaded bool
-	// keepGSE, set by tests before loading, keeps the gse segmenter so
-	// that they can compare against it.
-	keepGSE bool
-	gse     *gse.Segmenter
 }
 
-// loadChinese returns the shared dictionary, loading it once.
-func loadChinese() (*zhDict, error) {
+// loadChinese returns the shared dictionary and converter, loading them
+// once.
+func loadChinese() (*zhDict, *t2sConverter, error) {
 	zh.once.Do(func() {
 		start := time.Now()
-		zh.dict, zh.err = buildZhDict()
+		zh.dict, zh.t2s, zh.err = readZhData(zhData)
 		zh.loadTime = time.Since(start)
 		zh.mu.Lock()
 		zh.loaded = zh.err == nil
 		zh.mu.Unlock()
 	})
-	return zh.dict, zh.err
+	return zh.dict, zh.t2s, zh.err
 }
 
 // PreloadChinese loads the Chinese dictionary now instead of at the first
-// Han character a Fingerprinter meets. It costs 1.3 to 2.4 s and 135 MB
-// of transient heap, leaving 4.2 MB (see ChineseStats), once per process;
-// later calls return at once with the same result. A crawler that expects Chinese pages calls
-// it at start-up so that the first page does not stall.
+// Han character a Fingerprinter meets. It costs about 0.1 CPU-second and
+// 5.5 MB allocated, nearly all kept (see ChineseStats), once per process;
+// later calls return at once with the same result. A crawler that expects
+// Chinese pages may call it at start-up.
 func PreloadChinese() error {
-	_, err := loadChinese()
+	_, _, err := loadChinese()
 	return err
 }
 
@@ -172,68 +198,78 @@ func ChineseStats() (loaded bool, loadTime time.Duration, words int) {
 	return true, zh.loadTime, zh.dict.nWords
 }
 
-func buildZhDict() (*zhDict, error) {
-	seg := &gse.Segmenter{NotLoadHMM: true, SkipLog: true, MinTokenFreq: zhMinFreq}
-	if err := seg.LoadDictEmbed("zh"); err != nil {
-		return nil, fmt.Errorf("contentseen: load chinese dictionary: %w", err)
+// readZhData builds the segmentation table and the converter from the
+// generated file. Words come sorted, each with the number of bytes it
+// shares with the word before, so the hashes of the shared runes are
+// kept (hs[k]: the hash after k runes, ends[k]: the byte offset after
+// them) and every prefix is inserted exactly once, by the first word
+// that has it.
+func readZhData(data string) (*zhDict, *t2sConverter, error) {
+	r, err := zhdict.NewReader(strings.NewReader(data))
+	if err != nil {
+		return nil, nil, fmt.Errorf("contentseen: load chinese dictionary: %w", err)
 	}
-	if seg.Dict == nil || seg.Dict.NumTokens() == 0 {
-		return nil, errors.New("contentseen: load chinese dictionary: no words")
-	}
-	// Costs exactly as gse's CalcToken computes them, in float32.
-	logTotal := float32(math.Log2(seg.Dict.TotalFreq()))
-	type entry struct {
-		text string
-		cost float32
-	}
-	entries := make([]entry, 0, seg.Dict.NumTokens())
-	for i := range seg.Dict.Tokens {
-		t := &seg.Dict.Tokens[i]
-		text := t.Text()
-		if !allHan(text) {
-			continue // words with Latin letters or digits never meet a Han run
-		}
-		entries = append(entries, entry{text, logTotal - float32(math.Log2(t.Freq()))})
-	}
-	// Size the table for a load of at most about 0.7 counting prefixes
-	// (they add about a third to the words); 4 MB for the default
-	// dictionary.
-	bits := uint(1)
-	for 1<<bits < len(entries)*4/3*10/7 {
+	// Size the table for a load of at most 0.7 (4 MB for the default
+	// dictionary); insert refuses to fill it further than that, so a
+	// file whose counts lie cannot make a probe loop forever.
+	bits := uint(4)
+	for 1<<bits < r.Entries()*10/7 {
 		bits++
 	}
-	d := &zhDict{slots: make([]uint64, 1<<bits), shift: 64 - bits}
-	full := make(map[uint64]uint64, len(entries)*4/3)
-	for _, e := range entries {
-		h, n := uint64(runeHashSeed), 0
-		for _, r := range e.text {
-			if n > 0 {
-				if err := d.insert(h, -1, full); err != nil { // the prefix before r
-					return nil, err
+	d := &zhDict{slots: make([]uint64, 1<<bits), shift: 64 - bits, short: make([]uint64, 1<<shortBits/64)}
+	d.limit = r.Entries()
+	hs := []uint64{runeHashSeed}
+	ends := []int{0}
+	for {
+		w, shared, cost, ok, err := r.NextWord()
+		if err != nil {
+			return nil, nil, fmt.Errorf("contentseen: load chinese dictionary: %w", err)
+		}
+		if !ok {
+			break
+		}
+		k := 0 // runes shared with the word before
+		for k+1 < len(ends) && ends[k+1] <= shared {
+			k++
+		}
+		hs, ends = hs[:k+1], ends[:k+1]
+		for i := ends[k]; i < len(w); {
+			if m := len(hs) - 1; m > k { // a prefix no word before had
+				if err := d.insert(hs[m], -1); err != nil {
+					return nil, nil, err
 				}
 			}
-			h = runeHash(h, r)
-			n++
+			rn, size := utf8.DecodeRune(w[i:])
+			i += size
+			hs = append(hs, runeHash(hs[len(hs)-1], rn))
+			ends = append(ends, i)
 		}
-		if err := d.insert(h, e.cost, full); err != nil {
-			return nil, err
+		if len(ends)-1 == k {
+			return nil, nil, fmt.Errorf("contentseen: load chinese dictionary: %w: word %q repeated", zhdict.ErrCorrupt, w)
+		}
+		if err := d.insert(hs[len(hs)-1], cost); err != nil {
+			return nil, nil, err
+		}
+		for m := k + 1; m <= 3 && m < len(hs); m++ { // new prefixes (or the word) of 2 or 3 runes
+			if m >= 2 {
+				b := shortBit(hs[m])
+				d.short[b/64] |= 1 << (b % 64)
+			}
 		}
 		d.nWords++
-		d.maxRune = max(d.maxRune, n)
+		d.maxRune = max(d.maxRune, len(ends)-1)
 	}
-	if zh.keepGSE {
-		zh.gse = seg
-	}
-	return d, nil
-}
-
-func allHan(s string) bool {
-	for _, r := range s {
-		if !isHan(r) {
-			return false
+	d.first = make([]float32, zhFirstHi-zhFirstLo+1)
+	for i := range d.first {
+		if cost, ok := d.lookup(runeHash(runeHashSeed, rune(zhFirstLo+i))); ok {
+			d.first[i] = cost
 		}
 	}
-	return s != ""
+	tables, err := r.Tables()
+	if err != nil {
+		return nil, nil, fmt.Errorf("contentseen: load chinese dictionary: %w", err)
+	}
+	return d, newT2SConverter(tables), nil
 }
 
 // zhJumper records, for a position in a Han run, the cheapest path found so
@@ -243,9 +279,10 @@ type zhJumper struct {
 	n    int32
 }
 
-// segmentHan appends the words of the Han run to s.ts.
-func (s *scratch) segmentHan(run string, dropStopWords bool) error {
-	d, err := loadChinese()
+// segmentHan appends the words of the Han run to s.ts, converted to
+// Simplified script first if toSimplified.
+func (s *scratch) segmentHan(run string, dropStopWords, toSimplified bool) error {
+	d, conv, err := loadChinese()
 	if err != nil {
 		for _, r := range run {
 			start := s.ts.begin()
@@ -254,12 +291,16 @@ func (s *scratch) segmentHan(run string, dropStopWords bool) error {
 		}
 		return err
 	}
-	s.runeOffs = s.runeOffs[:0]
-	for i := range run {
+	if toSimplified {
+		run, s.simplified = conv.convert(run, s.simplified, &s.runeOffs)
+	}
+	s.runeOffs, s.runes = s.runeOffs[:0], s.runes[:0]
+	for i, r := range run {
 		s.runeOffs = append(s.runeOffs, int32(i))
+		s.runes = append(s.runes, r)
 	}
 	s.runeOffs = append(s.runeOffs, int32(len(run)))
-	ends := d.segment(run, s.runeOffs, &s.jumpers, &s.bounds)
+	ends := d.segment(s.runes, s.runeOffs, &s.jumpers, &s.bounds)
 	prev := 0
 	for _, e := range ends {
 		s.ts.add(run[prev:e], dropStopWords)
@@ -268,16 +309,16 @@ func (s *scratch) segmentHan(run string, dropStopWords bool) error {
 	return nil
 }
 
-// segment returns the byte offsets where the words of run end, in order.
-// offs holds the byte offset of every rune of run and len(run) last.
-// jumpers and bounds are scratch space.
+// segment returns the byte offsets where the words of a run end, in
+// order. runes are the run's runes, offs the byte offset of every rune and
+// the run's length last. jumpers and bounds are scratch space.
 //
 // This is gse's Segmenter.segmentWords (non-search mode) step for step,
 // including its tie-breaking: a position keeps the first path of least
 // cost, trying start positions left to right and, at each, words from
 // short to long, the unknown-character path last.
-func (d *zhDict) segment(run string, offs []int32, jumpers *[]zhJumper, bounds *[]int32) []int32 {
-	n := len(offs) - 1
+func (d *zhDict) segment(runes []rune, offs []int32, jumpers *[]zhJumper, bounds *[]int32) []int32 {
+	n := len(runes)
 	js := (*jumpers)[:0]
 	js = append(js, make([]zhJumper, n)...)
 	for cur := 0; cur < n; cur++ {
@@ -288,9 +329,19 @@ func (d *zhDict) segment(run string, offs []int32, jumpers *[]zhJumper, bounds *
 		single := false
 		h := uint64(runeHashSeed)
 		for l := 1; l <= d.maxRune && cur+l <= n; l++ {
-			r, _ := utf8.DecodeRuneInString(run[offs[cur+l-1]:])
+			r := runes[cur+l-1]
 			h = runeHash(h, r)
-			cost, ok := d.lookup(h)
+			var cost float32
+			var ok bool
+			switch {
+			case l == 1 && r >= zhFirstLo && r <= zhFirstHi:
+				cost = d.first[r-zhFirstLo]
+				ok = cost != 0
+			case l <= 3 && !d.mayHaveShort(h):
+				ok = false
+			default:
+				cost, ok = d.lookup(h)
+			}
 			if !ok {
 				break
 			}

@@ -130,11 +130,22 @@ func (s *Sketch) UnmarshalBinary(b []byte) error {
 }
 
 // SketchOf returns the sketch of text, tokenised as Fingerprint tokenises
-// it. Like Tokens, a Chinese dictionary failure splits Han runs into
-// single characters (Fingerprinter.FingerprintSketch reports it).
+// it with the current tokenizer. Like Tokens, a Chinese dictionary failure
+// splits Han runs into single characters (Fingerprinter.FingerprintSketch
+// reports it).
 func SketchOf(text string) Sketch {
 	var s scratch
-	s.tokenize(text, true)
+	s.tokenize(text, true, CurrentTokenizer)
+	return s.sketch()
+}
+
+// Sketch is SketchOf with f's tokenizer (Options.Tokenizer), so that a
+// sketch computed later from a stored text matches the ones
+// FingerprintSketch made.
+func (f *Fingerprinter) Sketch(text string) Sketch {
+	s := f.get()
+	defer f.put(s)
+	s.tokenize(text, true, f.opts.Tokenizer)
 	return s.sketch()
 }
 
@@ -144,7 +155,7 @@ func SketchOf(text string) Sketch {
 func (f *Fingerprinter) FingerprintSketch(text string) (Fingerprint, int, Sketch, error) {
 	s := f.get()
 	defer f.put(s)
-	s.tokenize(text, true)
+	s.tokenize(text, true, f.opts.Tokenizer)
 	if s.zhErr != nil {
 		return 0, 0, Sketch{}, s.zhErr
 	}

@@ -18,7 +18,10 @@ import (
 //     "1,000"); everything else separates tokens;
 //  4. runs of Han characters go to the Chinese word segmenter
 //     (segment.go) instead, which loads its dictionary on first use;
-//  5. stop words are dropped (stopwords.go).
+//     with tokenizer 2 they are converted to Simplified first (t2s.go);
+//  5. with tokenizer 2, runs of kana, Thai, Lao, Khmer and Myanmar
+//     become character bigrams (scripts.go);
+//  6. stop words are dropped (stopwords.go).
 //
 // The kept tokens are appended to one arena, separated by single spaces,
 // so that a word shingle is a contiguous slice of it and no token needs an
@@ -133,10 +136,12 @@ func foldRune(r rune) rune {
 	return unicode.ToLower(unicode.ToUpper(r))
 }
 
-// tokenize appends the tokens of text to s.ts. Han runs are segmented with
-// the Chinese dictionary, loading it on first use; if it cannot be loaded
+// tokenize appends the tokens of text to s.ts with the given tokenizer
+// version (Tokenizer1 or Tokenizer2). Han runs are segmented with the
+// Chinese dictionary, loading it on first use; if it cannot be loaded
 // they are split into single characters and the error is kept in s.zhErr.
-func (s *scratch) tokenize(text string, dropStopWords bool) {
+func (s *scratch) tokenize(text string, dropStopWords bool, version int) {
+	scripts := version >= Tokenizer2
 	var t string
 	t, s.norm = normalize(text, s.norm)
 	for i := 0; i < len(t); {
@@ -146,7 +151,7 @@ func (s *scratch) tokenize(text string, dropStopWords bool) {
 				i++
 				continue
 			}
-			i = s.scanWord(t, i, dropStopWords)
+			i = s.scanWord(t, i, dropStopWords, scripts)
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(t[i:])
@@ -160,12 +165,14 @@ func (s *scratch) tokenize(text string, dropStopWords bool) {
 				}
 				j += size2
 			}
-			if err := s.segmentHan(t[i:j], dropStopWords); err != nil {
+			if err := s.segmentHan(t[i:j], dropStopWords, scripts); err != nil {
 				s.zhErr = err
 			}
 			i = j
+		case scripts && isBigramScript(r):
+			i = s.scanBigrams(t, i, dropStopWords)
 		case isWordRune(r):
-			i = s.scanWord(t, i, dropStopWords)
+			i = s.scanWord(t, i, dropStopWords, scripts)
 		default:
 			i += size
 		}
@@ -173,8 +180,9 @@ func (s *scratch) tokenize(text string, dropStopWords bool) {
 }
 
 // scanWord appends the case-folded word starting at t[i] and returns the
-// index after it. The caller has checked that t[i] starts a word.
-func (s *scratch) scanWord(t string, i int, dropStopWords bool) int {
+// index after it. The caller has checked that t[i] starts a word. With
+// scripts (tokenizer 2) a word also ends where a bigram script starts.
+func (s *scratch) scanWord(t string, i int, dropStopWords, scripts bool) int {
 	ts := &s.ts
 	start := ts.begin()
 	var prevLetter, prevDigit bool
@@ -219,7 +227,7 @@ func (s *scratch) scanWord(t string, i int, dropStopWords bool) int {
 			i += size
 			continue
 		}
-		if isHan(r) || !isWordRune(r) {
+		if isHan(r) || !isWordRune(r) || scripts && isBigramScript(r) {
 			break
 		}
 		ts.arena = utf8.AppendRune(ts.arena, foldRune(r))

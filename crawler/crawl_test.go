@@ -424,6 +424,55 @@ func TestReopenWithOtherLayoutSaysHowToContinue(t *testing.T) {
 	}
 }
 
+// A data directory made before tokenizer 2 (its index records the scheme
+// without "tok") keeps working as it is: reopened with the default
+// options, the crawl keeps fingerprinting with tokenizer 1, and the data
+// directory's Fingerprinter is tokenizer 1 too. Other options are still a
+// mismatch with a hint.
+func TestLegacyTokenizerDataDirectory(t *testing.T) {
+	opts := testOptions(t, "http://127.0.0.1:1/")
+	opts.Features = contentseen.Options{Tokenizer: contentseen.Tokenizer1}
+	c, err := Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	opts.Features = contentseen.Options{}
+	c, err = Open(opts)
+	if err != nil {
+		t.Fatalf("reopen a tokenizer 1 directory with the default options: %v", err)
+	}
+	if got := c.opts.Features.String(); got != "words,min=8" {
+		t.Errorf("reopened crawl fingerprints with %q, want the directory's words,min=8", got)
+	}
+	if got := c.fper.Options().String(); got != "words,min=8" {
+		t.Errorf("reopened crawl's Fingerprinter uses %q, want words,min=8", got)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := OpenData(opts.DataDir, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, scheme, err := d.Fingerprinter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scheme != "words,min=8" || f.Options().Tokenizer != contentseen.Tokenizer1 {
+		t.Errorf("Data.Fingerprinter() = tokenizer %d, %q, %v; want tokenizer 1, words,min=8", f.Options().Tokenizer, scheme, err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	opts.Features = contentseen.Options{MinFeatures: 5}
+	if _, err := Open(opts); err == nil || !strings.Contains(err.Error(), "--set contentseen.features=words,min=8") {
+		t.Errorf("reopen with other options: err = %v, want a hint naming contentseen.features=words,min=8", err)
+	}
+}
+
 // The k a crawl judged with is recorded, so that `crawl stats` reads the
 // histograms against the right threshold.
 func TestDataRecordsK(t *testing.T) {

@@ -149,6 +149,9 @@ func Open(opts Options) (_ *Crawler, err error) {
 }
 
 func (c *Crawler) openParts(layout contentseen.Layout) error {
+	if err := c.keepLegacyTokenizer(); err != nil {
+		return err
+	}
 	var err error
 	c.store, err = storage.New(c.db, storage.Options{KeepDropText: c.opts.KeepDropText})
 	if err != nil {
@@ -179,6 +182,34 @@ func (c *Crawler) openParts(layout contentseen.Layout) error {
 	if err != nil {
 		return fmt.Errorf("crawler: %w", err)
 	}
+	return nil
+}
+
+// keepLegacyTokenizer lets a data directory made before tokenizer 2 keep
+// working as it is: when its index records the same feature options with
+// tokenizer 1, the crawl fingerprints with tokenizer 1 (no Traditional to
+// Simplified conversion, no bigrams for kana and Thai) instead of refusing
+// the directory or mixing two kinds of fingerprints in one index.
+func (c *Crawler) keepLegacyTokenizer() error {
+	var legacy contentseen.Options
+	var ok bool
+	if err := c.db.View(func(tx *bolt.Tx) error {
+		if _, scheme, found := contentseen.ReadBoltMeta(tx, ""); found {
+			legacy, ok = contentseen.LegacyScheme(scheme, c.opts.Features)
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("crawler: read the index scheme: %w", err)
+	}
+	if !ok {
+		return nil
+	}
+	fper, err := contentseen.NewFingerprinter(legacy)
+	if err != nil {
+		return fmt.Errorf("crawler: %w", err)
+	}
+	c.opts.Logger.Info("the data directory's index was made with tokenizer 1; continuing with it (new data directories use tokenizer 2)", "scheme", legacy.String())
+	c.fper, c.opts.Features = fper, legacy
 	return nil
 }
 

@@ -52,7 +52,7 @@ func (d *Data) Fingerprinter() (*contentseen.Fingerprinter, string, error) {
 	if scheme == "" {
 		return nil, "", errors.New("crawler: the data directory has no ContentSeen index")
 	}
-	o, err := contentseen.ParseOptions(scheme)
+	o, err := contentseen.ParseScheme(scheme) // a scheme without "tok" is tokenizer 1
 	if err != nil {
 		return nil, scheme, fmt.Errorf("crawler: index scheme: %w", err)
 	}

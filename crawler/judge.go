@@ -111,5 +111,5 @@ func (c *Crawler) candidateSketchTx(tx *bolt.Tx, id uint64, d [16]byte) (sk cont
 		return sk, false, fmt.Errorf("near match %d: %w", id, err)
 	}
 	text := contentseen.StripTitle(sp.Text, sp.Title)
-	return contentseen.SketchOf(text), contentseen.TextDigest(text) == d, nil
+	return c.fper.Sketch(text), contentseen.TextDigest(text) == d, nil // the crawl's tokenizer
 }

@@ -166,7 +166,7 @@ func TestDupsCommand(t *testing.T) {
 			"Distance:     0 bits (exact",
 			"Text: identical in both",
 			"[-Volunteers pull two-]{+Two+}", // the titles differ; markers, not colour, off a terminal
-			"features words,min=8",
+			"features words,min=8,tok=2",
 		} {
 			if !strings.Contains(out, want) {
 				t.Errorf("dups show lacks %q:\n%s", want, out)
@@ -263,7 +263,7 @@ func TestDupsShowWithoutDropText(t *testing.T) {
 	}
 	// Features are weighed as the crawl's index recorded (min=6), not as
 	// today's configuration says (the default, min=8).
-	for _, want := range []string{"Duplicate of: " + srv.URL + "/zh/tea-garden", "Distance:     1 bit", "text was not kept", "features words,min=6"} {
+	for _, want := range []string{"Duplicate of: " + srv.URL + "/zh/tea-garden", "Distance:     1 bit", "text was not kept", "features words,min=6,tok=2"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dups show lacks %q:\n%s", want, out)
 		}

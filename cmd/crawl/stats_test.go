@@ -83,7 +83,7 @@ func TestStatsCommand(t *testing.T) {
 	if want := fmt.Sprintf("URLs failed: %d, still queued: 0", s.Failed); !strings.Contains(summary, want) {
 		t.Errorf("stats says %d failed, %d pending; the crawl's summary says:\n%s", s.Failed, s.Pending, summary)
 	}
-	if s.Sampled || s.K != 7 || s.Features != "words,min=8" || len(s.NearestNeighbourDistances) != 65 {
+	if s.Sampled || s.K != 7 || s.Features != "words,min=8,tok=2" || len(s.NearestNeighbourDistances) != 65 {
 		t.Errorf("stats: sampled %v, k %d, features %q, %d histogram entries", s.Sampled, s.K, s.Features, len(s.NearestNeighbourDistances))
 	}
 	// On the demo site no two stored pages lie within k bits (the judge

@@ -1,0 +1,5 @@
+//go:build race
+
+package contentseen
+
+func init() { raceEnabledSegment = true }
