@@ -62,7 +62,7 @@ func FuzzFingerprint(f *testing.F) {
 // FuzzParseOptions: garbage gives an error, never a panic, and whatever
 // parses prints back to a string that parses to the same options.
 func FuzzParseOptions(f *testing.F) {
-	for _, s := range []string{"words", "words,min=8", "word-shingles:3", "char-shingles:4,min=20", "", ",", ":", "words:1:2", "char-shingles:99999999999999999999", "words,min=-1", "words,idf=00"} {
+	for _, s := range []string{"words", "words,min=8", "word-shingles:3", "char-shingles:4,min=20", "", ",", ":", "words:1:2", "char-shingles:99999999999999999999", "words,min=-1", "words,idf=00", "words,tok=1", "char-shingles:5,min=9,tok=2"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -73,9 +73,11 @@ func FuzzParseOptions(f *testing.F) {
 		if err := o.Validate(); err != nil {
 			t.Errorf("ParseOptions(%q) gave invalid options: %v", s, err)
 		}
-		again, err := ParseOptions(o.String())
+		// String is the scheme an index records: ParseScheme reads it back
+		// (tokenizer 1 is written without its field).
+		again, err := ParseScheme(o.String())
 		if err != nil || again.String() != o.String() {
-			t.Errorf("ParseOptions(%q).String() = %q does not round-trip: %v", s, o.String(), err)
+			t.Errorf("ParseOptions(%q).String() = %q does not round-trip through ParseScheme: %v", s, o.String(), err)
 		}
 	})
 }
