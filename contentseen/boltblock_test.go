@@ -93,7 +93,7 @@ func checkBlocks(t testing.TB, x *BoltIndex, o oracle) []int {
 func checkNear(t testing.TB, x Index, l Layout, o oracle, queries []Fingerprint) {
 	t.Helper()
 	for _, q := range queries {
-		for k := 0; k <= l.K(); k++ {
+		for k := 0; k <= testMaxK(l); k++ {
 			got, err := x.Near(context.Background(), q, k)
 			if err != nil {
 				t.Fatal(err)
@@ -260,7 +260,7 @@ func TestBoltBlocksMatchOracle(t *testing.T) {
 			id := uint64(0)
 			next := func() Fingerprint {
 				if len(bases) > 0 && rng.IntN(2) == 0 {
-					return plant(rng, bases[rng.IntN(len(bases))], rng.IntN(l.K()+3))
+					return plant(rng, bases[rng.IntN(len(bases))], rng.IntN(testMaxK(l)+3))
 				}
 				fp := Fingerprint(rng.Uint64())
 				bases = append(bases, fp)
@@ -271,7 +271,7 @@ func TestBoltBlocksMatchOracle(t *testing.T) {
 				for range 40 {
 					id += 1 + uint64(rng.IntN(1000)) // ids of 1 to 3 bytes
 					fp := next()
-					queries = append(queries, plant(rng, fp, rng.IntN(l.K()+2)))
+					queries = append(queries, plant(rng, fp, rng.IntN(testMaxK(l)+2)))
 					switch rng.IntN(2) {
 					case 0:
 						ms := o.linear(fp, l.K())

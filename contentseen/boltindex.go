@@ -457,7 +457,8 @@ func (x *BoltIndex) near(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int) (
 	}
 	c := tables.Cursor()
 	e := x.layout.ProbeRadius(k)
-	var lows []uint64 // a multi-probe query's prefixes in one table, sorted
+	var lowBuf [256]uint64
+	lows := lowBuf[:0] // a multi-probe query's prefixes in one table, sorted
 	for t := range x.layout.Tables() {
 		p := x.layout.Permute(t, fp)
 		if e == 0 {
@@ -477,10 +478,11 @@ func (x *BoltIndex) near(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int) (
 			lows = append(lows, lo)
 		}
 		slices.Sort(lows)
+		s := tableScan{x: x, tables: tables, c: c, t: t}
 		for _, lo := range lows {
 			_, hi := x.layout.prefixRange(t, lo)
 			var err error
-			if ms, err = x.scanTable(tables, c, t, p, lo, hi, k, ms); err != nil {
+			if ms, err = s.scan(p, lo, hi, k, ms); err != nil {
 				return nil, fmt.Errorf("contentseen: near %v: %w", fp, err)
 			}
 		}

@@ -150,6 +150,43 @@
 // is fixed when the index is created; crawl index migrate rebuilds a data
 // directory's index with another.
 //
+// # Wider radius: multi-probe
+//
+// A two-stage judge asks for candidates farther than K (the sketch then
+// verifies them). Near accepts any k up to Layout.MaxK on a layout made
+// of blocks (4x16, 10x28 and NewLayout's; not google16): the k differing
+// bits leave at most e = Layout.ProbeRadius(k) of them in the lead blocks
+// of some table (with lead 1, e = k / blocks), so a query reads, in every
+// table, every prefix within e bits of its own, and finds every match
+// (checked against the brute-force oracle for every test layout). No
+// index is rebuilt: a 4x16 data directory answers k = 7 as it is. The
+// cost (Layout.QueryCost) is in prefix ranges, each a look-up, and
+// candidates, each an XOR and popcount (plus decoding in bbolt); at 10M
+// random fingerprints:
+//
+//	layout   tables  k     e  ranges  candidates  memory p50  bbolt p50 (1M)
+//	4x16     4       3     0  4       610         2.6 µs      15 µs (10M)
+//	4x16     4       4-7   1  68      10,376      31 µs       122-128 µs
+//	4x16     4       8-11  2  548     83,618      256-276 µs  1.07-1.40 ms
+//	3x21     3       4-5   1  67      265         12 µs       -
+//	3x21     3       6-8   2  718     2,818       97-100 µs   -
+//	5x13     5       5-9   1  69      100,098     (computed)
+//	10x28    10      5-8   2  3,434   1,137       (computed)
+//	4x16 l2  6       3     1  198     0.5         (computed)
+//
+// Measured 2026-11-25 on the shared 2-core machine under a load of 15 to
+// 30 (other jobs), so absolute figures are high: BenchmarkIndexNearWide,
+// SIMCRAWL_BIG=1, -benchtime 5000x -count 2 for memory at 10M, 2000x for
+// bbolt at 1M; k=7 on 4x16 is 68 ranges at about 0.45 µs each in memory,
+// at about 1.8 µs each in bbolt (a B-tree seek, parsing the block and
+// decoding from its restart point; 673 allocations per query, bbolt's).
+// Neither meets issue 17's budgets (20 µs in memory, 60 µs bbolt at 10M).
+// (3x21 is k5/22-21-21/lead1, 0.75x 4x16's entries; 5x13 is
+// k9/13-13-13-13-12/lead1, 1.25x; 4x16 l2 is k3/16-16-16-16/lead2, 1.5x.)
+// Leading with two blocks multiplies the prefixes (e grows with the lead),
+// and shorter blocks multiply the candidates: for k up to 7, 4x16 at no
+// extra space is the layout to use. See BenchmarkIndexNearWide.
+//
 // MemIndex keeps, per table, a sorted array of permuted keys (table 0 with
 // a parallel array of ids), reached through a directory of the keys' top bits
 // (no binary search over millions: each step would be a cache miss), plus
@@ -366,4 +403,48 @@
 // is reading the batch and building its tables; 1M against 100M takes
 // 6.0 s (10.4 CPU-seconds, 2.5 GB resident of which about 2.4 GB the
 // tables' mapped pages) against 85 s streamed.
+//
+// # Verifying candidates
+//
+// A SimHash distance cannot tell "4 bits because 2% of the words were
+// edited" from "4 bits because two short articles share a template". The
+// crawler therefore takes every stored page within a wide radius (k = 7)
+// as a candidate and verifies it with a Sketch of each text (a 128-bin,
+// 8-bit one-permutation MinHash of word 3-shingles, 130 bytes): the copy
+// holds when the estimated Jaccard similarity is at least 0.6, or when at
+// least 0.9 of the smaller text is in the larger and the smaller has half
+// the larger's shingles (Thresholds). Exact copies are found first by
+// TextDigest: the letters and digits of the text, case- and width-folded,
+// so punctuation, spacing and line breaks do not matter. Both see the text
+// after StripTitle: a page's own headline line does not decide.
+//
+// Measured (the judge's note, issue 17) on 3,700 synthetic copies of 468
+// corpus articles (ads, comments and related lines injected, 1-3% of the
+// words edited, a paragraph removed, retitled) against 47,000 pairs that
+// must be kept (different articles of one site, random pairs, 35%
+// rewrites, short pages sharing template lines): SimHash alone at radius
+// r drops 0.51 (r=3), 0.85 (7) and 0.93 (10) of the copies, with 4, 46 and
+// 128 false drops; verified by the sketch (similarity 0.6 or containment
+// 0.9) it keeps the same recall within 0.002 with 3, 12 and 14 false
+// drops, every one a pair whose exact Jaccard similarity is 0.54 to 0.91
+// (pages the corpus holds twice, short pages whose first 40 words agree,
+// synthetic rewrites that left long runs intact): the sketch measured
+// them right, the labels are generous. A stricter similarity (0.7, 0.8)
+// loses recall on 3% edits faster than it removes those pairs, a looser
+// one (0.5) adds distinct pages; containment adds the copies padded with
+// ads and comments that similarity alone misses, at 0.9 (0.8 adds six
+// false drops at r=10). On the web of copies (internal/copyweb, 228 pages): precision
+// 0.990 and recall 0.858 at k=3 on SimHash alone, 1.000 and 0.925 with the
+// judge at k = 7 (every miss but one is a Traditional-script copy, which
+// tokenisation does not yet map).
+//
+// Cost: SketchOf hashes each 3-shingle once (XXH3 of three token hashes)
+// into its bin; Compare is 128 byte comparisons (about 150 ns). On the
+// corpus, the sketch, the digest and StripTitle add about a third to
+// fingerprinting (BenchmarkJudgeText).
+//
+// Caveats: the index keeps the first page of a fingerprint, so a page
+// whose fingerprint equals a stored one's but whose sketch differs (the
+// same words in another order) is stored but not indexed under its own id,
+// and its later near copies are compared with the first page only.
 package contentseen

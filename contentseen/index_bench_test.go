@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -166,36 +167,71 @@ func BenchmarkIndexNear(b *testing.B) {
 			}
 			for _, n := range benchSizes(b) {
 				b.Run(fmt.Sprintf("%s/%s/n=%.0e", kind, name, float64(n)), func(b *testing.B) {
-					x := benchIndex(b, kind, l, n)
-					qs := getBenchSet(n).queries
-					ctx := context.Background()
-					for _, q := range qs { // warm: touch every page a query reads
-						if _, err := x.Near(ctx, q, 3); err != nil {
-							b.Fatal(err)
-						}
-					}
-					lat := make([]time.Duration, 1<<16)
-					found, i := 0, 0
-					b.ReportAllocs()
-					for b.Loop() {
-						t0 := time.Now()
-						ms, err := x.Near(ctx, qs[i%len(qs)], 3)
-						lat[i%len(lat)] = time.Since(t0)
-						if err != nil {
-							b.Fatal(err)
-						}
-						found += len(ms)
-						i++
-					}
-					lat = lat[:min(i, len(lat))]
-					slices.Sort(lat)
-					b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
-					b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
-					b.ReportMetric(float64(found)/float64(i), "matches/op")
+					benchmarkNear(b, kind, l, n, 3)
 				})
 			}
 		}
 	}
+}
+
+// BenchmarkIndexNearWide measures queries at a wider radius than the
+// layout's K (multi-probe: Layout.ProbeRadius), as a two-stage judge asks
+// for candidates, on the same sets as BenchmarkIndexNear.
+//
+//	go test -run '^$' -bench 'IndexNearWide/mem' -benchtime 20000x -count 5 ./contentseen/
+func BenchmarkIndexNearWide(b *testing.B) {
+	b.Cleanup(func() { benchCleanup(b) })
+	for _, kind := range []string{"mem", "bolt"} {
+		for _, c := range []struct {
+			layout string
+			k      int
+		}{
+			{Layout4x16, 7},          // 4 x 17 prefixes
+			{Layout4x16, 10},         // 4 x 137 prefixes
+			{"k5/22-21-21/lead1", 5}, // 3 x 23 prefixes, 0.75x the entries
+			{"k5/22-21-21/lead1", 8}, // 3 x 254 prefixes
+		} {
+			l, err := LayoutByName(c.layout)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, n := range benchSizes(b) {
+				name := strings.ReplaceAll(c.layout, "/", "_")
+				b.Run(fmt.Sprintf("%s/%s/k=%d/n=%.0e", kind, name, c.k, float64(n)), func(b *testing.B) {
+					benchmarkNear(b, kind, l, n, c.k)
+				})
+			}
+		}
+	}
+}
+
+func benchmarkNear(b *testing.B, kind string, l Layout, n, k int) {
+	x := benchIndex(b, kind, l, n)
+	qs := getBenchSet(n).queries
+	ctx := context.Background()
+	for _, q := range qs { // warm: touch every page a query reads
+		if _, err := x.Near(ctx, q, k); err != nil {
+			b.Fatal(err)
+		}
+	}
+	lat := make([]time.Duration, 1<<16)
+	found, i := 0, 0
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		ms, err := x.Near(ctx, qs[i%len(qs)], k)
+		lat[i%len(lat)] = time.Since(t0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		found += len(ms)
+		i++
+	}
+	lat = lat[:min(i, len(lat))]
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
+	b.ReportMetric(float64(found)/float64(i), "matches/op")
 }
 
 // BenchmarkIndexMemAdd measures one Add into an in-memory index holding n.

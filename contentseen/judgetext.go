@@ -99,22 +99,41 @@ func keyRune(r rune) (rune, bool) {
 // the tests): digests are persisted as the store's exact-match index.
 func TextDigest(text string) [16]byte {
 	h := xxh3.New()
-	var buf [256]byte
+	var buf [512]byte
 	n := 0
-	for _, r := range text {
-		r, ok := keyRune(r)
-		if !ok {
-			continue
-		}
+	for i := 0; i < len(text); {
 		if n+utf8.UTFMax > len(buf) {
 			writeAll(h, buf[:n])
 			n = 0
 		}
-		n += utf8.EncodeRune(buf[n:], r)
+		if c := text[i]; c < utf8.RuneSelf {
+			if k := asciiKey[c]; k != 0 {
+				buf[n] = k
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+		if r, ok := keyRune(r); ok {
+			n += utf8.EncodeRune(buf[n:], r)
+		}
 	}
 	writeAll(h, buf[:n])
 	return h.Sum128().Bytes()
 }
+
+// asciiKey maps an ASCII byte to its key form (keyRune), 0 for a byte
+// that is not a letter or digit.
+var asciiKey = func() (t [utf8.RuneSelf]byte) {
+	for c := range t {
+		if r, ok := keyRune(rune(c)); ok {
+			t[c] = byte(r)
+		}
+	}
+	return t
+}()
 
 func writeAll(h *xxh3.Hasher, b []byte) {
 	if _, err := h.Write(b); err != nil {

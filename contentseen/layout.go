@@ -33,6 +33,7 @@ type Layout struct {
 	// they give the multi-probe radius of a query (probeRadius).
 	blocks []int
 	lead   int
+	maxK   int // see MaxK
 }
 
 // table is one permutation: segments of the original fingerprint, placed
@@ -126,6 +127,7 @@ func NewLayout(k int, blocks []int, lead int) (Layout, error) {
 		}
 		l.tables = append(l.tables, newTable(order, prefix))
 	}
+	l.maxK = l.computeMaxK()
 	if e := l.ProbeRadius(k); e > 0 {
 		for t := range l.tables {
 			if n := probeCount(l.tables[t].prefix, e); n > maxProbes {
@@ -240,7 +242,7 @@ func LayoutByName(name string) (Layout, error) {
 // 12-bit blocks of the remaining 48 bits (the other three 16-bit blocks
 // hold at most 3 differences, so one of their four 12-bit blocks agrees).
 func google16() Layout {
-	l := Layout{name: LayoutGoogle16, k: 3}
+	l := Layout{name: LayoutGoogle16, k: 3, maxK: 3}
 	for i := range 4 {
 		// The 48 bits outside block i, as ranges from the most significant bit.
 		var rest [][2]int
@@ -325,7 +327,10 @@ func (l Layout) K() int { return l.k }
 // table (ProbeRadius). A query beyond K finds every match within its k
 // (the pigeonhole over the blocks still holds) but costs more prefixes:
 // with 4x16, 17 per table for k = 4..7 and 137 for k = 8..11.
-func (l Layout) MaxK() int {
+func (l Layout) MaxK() int { return l.maxK }
+
+// computeMaxK computes MaxK, once per layout.
+func (l Layout) computeMaxK() int {
 	if l.blocks == nil {
 		return l.k
 	}

@@ -165,3 +165,20 @@ func (l Layout) Cost(n int64) LayoutCost {
 	c.WorstTable = math.Ldexp(float64(n), -c.MinPrefix)
 	return c
 }
+
+// QueryCost returns what a query at distance k (0..MaxK) costs l with n
+// random fingerprints stored: the prefix ranges it reads (one per table
+// up to ProbeRadius(k) = 0, the prefixes within ProbeRadius(k) bits of
+// its own beyond) and the expected candidates it compares, the sum over
+// those ranges of n/2^prefix. Each range costs a directory or B-tree
+// look-up, each candidate an XOR and popcount (decoding too in BoltIndex).
+func (l Layout) QueryCost(n int64, k int) (ranges int, candidates float64) {
+	e := l.ProbeRadius(k)
+	for t := range l.Tables() {
+		p := l.PrefixBits(t)
+		r := probeCount(p, min(e, p))
+		ranges += r
+		candidates += float64(r) * math.Ldexp(float64(n), -p)
+	}
+	return ranges, candidates
+}

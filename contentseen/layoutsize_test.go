@@ -206,3 +206,20 @@ func TestPrintTradeoffRows(t *testing.T) {
 		t.Logf("%q", tradeoffRow(l))
 	}
 }
+
+func TestQueryCost(t *testing.T) {
+	l := DefaultLayout()
+	for _, tc := range []struct {
+		k, ranges int
+		cands     float64
+	}{
+		{3, 4, 4 * 1e7 / 65536},
+		{7, 4 * 17, 4 * 17 * 1e7 / 65536},
+		{10, 4 * 137, 4 * 137 * 1e7 / 65536},
+	} {
+		r, c := l.QueryCost(1e7, tc.k)
+		if r != tc.ranges || math.Abs(c-tc.cands) > 1e-6*tc.cands {
+			t.Errorf("4x16 QueryCost(1e7, %d) = %d, %.1f; want %d, %.1f", tc.k, r, c, tc.ranges, tc.cands)
+		}
+	}
+}

@@ -168,12 +168,7 @@ func TestNearMatchesOracle(t *testing.T) {
 				for range 150 {
 					put(Fingerprint(rng.Uint64()))
 				}
-				// Queries up to K, and beyond it up to 4 more (multi-probe)
-				// while they read at most 256 prefixes (a fast test).
-				kmax := l.K()
-				for kmax < min(l.MaxK(), l.K()+4) && probesPerQuery(l, kmax+1) <= 256 {
-					kmax++
-				}
+				kmax := testMaxK(l)
 				for range 12 {
 					base := Fingerprint(rng.Uint64())
 					queries = append(queries, base)
@@ -314,4 +309,14 @@ func probesPerQuery(l Layout, k int) int {
 		n += probeCount(l.PrefixBits(t), l.ProbeRadius(k))
 	}
 	return n
+}
+
+// testMaxK returns the largest k the tests query l at: K, and beyond it
+// up to 4 more (multi-probe) while a query reads at most 256 prefixes.
+func testMaxK(l Layout) int {
+	kmax := l.K()
+	for kmax < min(l.MaxK(), l.K()+4) && probesPerQuery(l, kmax+1) <= 256 {
+		kmax++
+	}
+	return kmax
 }

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/zeebo/xxh3"
 )
 
 // TestSketchGolden pins the sketch's hashing (shingles, bins,
@@ -64,6 +66,19 @@ func TestTextDigestGolden(t *testing.T) {
 	}
 	if TextDigest("prices rose 5%") == TextDigest("prices rose 6%") {
 		t.Error("TextDigest ignores digits, want them kept")
+	}
+	// The byte loop agrees with the definition: XXH3-128 of letterKey.
+	r := rand.New(rand.NewPCG(5, 6))
+	alphabet := []rune("aZ9 .,\n-é中文ＡＢ１ー々\u0301\U0001F600")
+	for range 2000 {
+		rs := make([]rune, r.IntN(700))
+		for i := range rs {
+			rs[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		s := string(rs)
+		if got, want := TextDigest(s), xxh3.HashString128(letterKey(s)).Bytes(); got != want {
+			t.Fatalf("TextDigest(%q) = %x, want %x (XXH3-128 of %q)", s, got, want, letterKey(s))
+		}
 	}
 }
 
@@ -188,4 +203,58 @@ func TestStripTitle(t *testing.T) {
 			t.Errorf("%s: StripTitle(%q, %q) = %q, want %q", tc.name, tc.text, tc.title, got, tc.want)
 		}
 	}
+}
+
+// BenchmarkJudgeText measures what the two-stage judge adds to a page's
+// fingerprinting: "fingerprint" is Fingerprint alone, "judge" is
+// StripTitle, FingerprintSketch (one tokenisation for both) and
+// TextDigest, as the crawler runs them; "compare" is one candidate's
+// verification (Compare). On the corpus texts (English, Chinese).
+func BenchmarkJudgeText(b *testing.B) {
+	for _, c := range []struct {
+		name           string
+		pattern        string
+		minHan, maxHan float64
+	}{{"en", "readability/*/source.html", 0, 0.05}, {"zh", "gne-zh/*/*.html", 0.3, 1.01}} {
+		texts := corpusTexts(b, c.pattern, c.minHan, c.maxHan)
+		f, err := NewFingerprinter(Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := PreloadChinese(); err != nil {
+			b.Fatal(err)
+		}
+		size := 0
+		for _, t := range texts {
+			size += len(t)
+		}
+		b.Run(c.name+"/fingerprint", func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				for _, t := range texts {
+					if _, _, err := f.Fingerprint(t); err != nil && !errors.Is(err, ErrNotEnoughContent) {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+		b.Run(c.name+"/judge", func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				for _, t := range texts {
+					t = StripTitle(t, "A headline that is not there")
+					if _, _, _, err := f.FingerprintSketch(t); err != nil && !errors.Is(err, ErrNotEnoughContent) {
+						b.Fatal(err)
+					}
+					_ = TextDigest(t)
+				}
+			}
+		})
+	}
+	x, y := SketchOf("one two three four five six seven"), SketchOf("one two three four five six eight")
+	b.Run("compare", func(b *testing.B) {
+		for b.Loop() {
+			_ = Compare(x, y)
+		}
+	})
 }

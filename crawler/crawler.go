@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -112,17 +111,7 @@ func Open(opts Options) (_ *Crawler, err error) {
 	if err := refuseLostStore(opts.DataDir, opts.DropLog); err != nil {
 		return nil, err
 	}
-	// Nothing writes to a data directory that fails its check.
-	if st, err := os.Stat(filepath.Join(opts.DataDir, DBFile)); err == nil && st.Size() > 0 {
-		rep, err := CheckData(context.Background(), opts.DataDir, opts.DropLog, opts.OpenTimeout)
-		if err != nil {
-			return nil, err
-		}
-		if err := rep.Err(); err != nil {
-			return nil, err
-		}
-	}
-	db, err := openDB(opts.DataDir, false, opts.OpenTimeout)
+	db, err := OpenWritable(opts.DataDir, opts.DropLog, opts.OpenTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +317,7 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	}
 	sum, serr := c.summary(ctx, start)
 	if err := errors.Join(errs...); err != nil {
-		return sum, err
+		return sum, diskFull(err, c.opts.DataDir)
 	}
 	if serr != nil {
 		return nil, serr

@@ -4,13 +4,17 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/internal/demosite"
@@ -295,6 +299,36 @@ func TestRepairSoundCrawlRoundTrip(t *testing.T) {
 			t.Errorf("page %s not copied as it was", u)
 		}
 	}
+	sketches := func(dir string) (n int, all string) {
+		d, err := OpenData(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		var ids []uint64
+		for _, p := range want.stored {
+			ids = append(ids, p.ID)
+		}
+		slices.Sort(ids)
+		err = d.DB.View(func(tx *bolt.Tx) error {
+			for _, id := range ids {
+				if sk, ok := d.Store.SketchTx(tx, id); ok {
+					n++
+					all += fmt.Sprintf("%d:%x ", id, sk)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n, all
+	}
+	if n, a := sketches(opts.DataDir); n == 0 {
+		t.Log("the crawl stored no sketches")
+	} else if m, b := sketches(out); a != b {
+		t.Errorf("sketches: %d copied of %d, or changed", m, n)
+	}
 	for i := range min(len(got.log), len(want.log)) {
 		if got.log[i].URL != want.log[i].URL || got.log[i].DuplicateOf != want.log[i].DuplicateOf {
 			t.Errorf("drop log line %d: %s of %s, want %s of %s", i+1, got.log[i].URL, got.log[i].DuplicateOf, want.log[i].URL, want.log[i].DuplicateOf)
@@ -317,5 +351,65 @@ func TestRepairSoundCrawlRoundTrip(t *testing.T) {
 	opts.DataDir, opts.DropLog = out, ""
 	if sum := runCrawl(t, opts); sum.Run.Fetched != 0 {
 		t.Errorf("the resumed copy fetched %d pages, want 0", sum.Run.Fetched)
+	}
+}
+
+// TestMain removes the shared demo crawl that crawledDir made.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if demoCrawl.dir != "" {
+		os.RemoveAll(demoCrawl.dir)
+	}
+	os.Exit(code)
+}
+
+// A URL the frontier holds as done whose page (or drop) did not survive
+// is queued again by repair: the next crawl fetches it, instead of
+// skipping it as done forever (a new user's repaired crawl fetched nothing
+// and lost its pages without a word).
+func TestRepairRequeuesLostPages(t *testing.T) {
+	opts := crawledDir(t)
+	want := readResult(t, opts.DataDir, "")
+	db, err := bolt.Open(filepath.Join(opts.DataDir, DBFile), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The store loses every page and drop (its bucket), the frontier keeps
+	// their URLs as done.
+	err = db.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte("pages")) })
+	if err := errors.Join(err, db.Close()); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "repaired")
+	sum, err := Repair(context.Background(), opts.DataDir, out, contentseen.DefaultLayout(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(want.stored) + len(want.dropped); sum.Frontier.Requeued < n {
+		t.Errorf("repair queued %d URLs again, want at least the %d stored or dropped", sum.Frontier.Requeued, n)
+	}
+	opts.DataDir, opts.DropLog = out, filepath.Join(out, "dropped.jsonl")
+	c, err := Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Run(context.Background())
+	if err := errors.Join(err, c.Close()); err != nil {
+		t.Fatal(err)
+	}
+	// The URLs come back at depth 0, so the order differs and another page
+	// of a cluster may be the one kept: every URL stored or dropped before
+	// is stored or dropped again.
+	got := readResult(t, out, "")
+	judged := func(u string) bool { return got.stored[u] != nil || got.dropped[u] != nil }
+	for u := range want.stored {
+		if !judged(u) {
+			t.Errorf("%s was stored before repair; after it and a resume it is neither stored nor dropped", u)
+		}
+	}
+	for u := range want.dropped {
+		if !judged(u) {
+			t.Errorf("%s was dropped before repair; after it and a resume it is neither stored nor dropped", u)
+		}
 	}
 }

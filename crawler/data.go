@@ -141,15 +141,42 @@ func (d *Data) K() (k int, ok bool, err error) {
 // Skipped calls fn for every URL the crawl fetched (or was refused) but
 // neither stored nor dropped, with the reason: robots, non-html, noindex,
 // url-stored, redirect-to:URL (another URL the crawl fetches on its own),
-// redirect-out-of-scope; in URL order.
+// redirect-out-of-scope; and for every record `crawl dedup` read and
+// skipped (a binary file is non-html), under its key (its URL, or its file
+// for HTML trees). In key order: the crawl's and dedup's lists are merged.
 func (d *Data) Skipped(fn func(url, reason string) error) error {
 	return d.DB.View(func(tx *bolt.Tx) error {
-		return frontier.ReadDone(tx, "", func(url, outcome string) error {
+		var dedup *bolt.Cursor
+		var dk, dv []byte
+		if b := tx.Bucket(dedupBucket); b != nil {
+			dedup = b.Cursor()
+			dk, dv = dedup.First()
+		}
+		// emitDedup sends dedup's skipped records with keys before limit
+		// (all of them for nil).
+		emitDedup := func(limit []byte) error {
+			for ; dk != nil && (limit == nil || string(dk) < string(limit)); dk, dv = dedup.Next() {
+				if reason, ok := strings.CutPrefix(string(dv), "skipped:"); ok {
+					if err := fn(string(dk), reason); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}
+		err := frontier.ReadDone(tx, "", func(url, outcome string) error {
+			if err := emitDedup([]byte(url)); err != nil {
+				return err
+			}
 			if reason, ok := strings.CutPrefix(outcome, "skipped:"); ok {
 				return fn(url, reason)
 			}
 			return nil
 		})
+		if err != nil {
+			return err
+		}
+		return emitDedup(nil)
 	})
 }
 

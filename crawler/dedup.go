@@ -123,7 +123,7 @@ func (c *Crawler) DedupWith(ctx context.Context, src RecordSource, onKept func(*
 		sum.Run.Held = sum.Run.Fetched - c.stats.decided.Load()
 	}
 	if runErr != nil {
-		return sum, runErr
+		return sum, diskFull(runErr, c.opts.DataDir)
 	}
 	if serr != nil {
 		return nil, serr

@@ -1,12 +1,14 @@
 package crawler
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -49,7 +51,9 @@ func damaged(dir, file string, what error) error {
 // (Tx.Check) in a read transaction. Nothing is written before both pass.
 // A file that does not exist is created (bbolt initialises it) unless
 // readOnly; one of 0 bytes is initialised too. Cost: one read of the file
-// (both checks; about X for Y) before the command starts.
+// by each check before the command starts: `crawl stats` on a 67 MB
+// directory of 20,000 pages took 4.2 s instead of 2.7 s, 85 MB resident
+// instead of 30 (medians of 3, load 26-34 on a shared 2-core machine).
 func openDB(dir string, readOnly bool, timeout time.Duration) (db *bolt.DB, err error) {
 	path := filepath.Join(dir, DBFile)
 	flag := os.O_RDONLY
@@ -149,4 +153,44 @@ func guard(dir string, fn func() error) (err error) {
 		}
 	}()
 	return fn()
+}
+
+// OpenWritable opens the bbolt file of data directory dir for writing, and
+// only if it checks clean: a file with data is first checked whole
+// (CheckData, with the drop log at dropLog, "" for dir/dropped.jsonl),
+// then opened with openDB's checks, so nothing writes to a damaged file.
+// It fails with ErrLocked while another process holds dir, and with a
+// DamageError naming what is wrong. Cost: two reads of the file and one
+// index look-up per stored page before the first write.
+func OpenWritable(dir, dropLog string, timeout time.Duration) (*bolt.DB, error) {
+	if st, err := os.Stat(filepath.Join(dir, DBFile)); err == nil && st.Size() > 0 {
+		rep, err := CheckData(context.Background(), dir, dropLog, timeout)
+		if err != nil {
+			return nil, err
+		}
+		if err := rep.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return openDB(dir, false, timeout)
+}
+
+// ErrDiskFull is wrapped by Run's error when a write failed for want of
+// space (ENOSPC) or past the process's file size limit (EFBIG).
+var ErrDiskFull = errors.New("crawler: no space to write")
+
+// diskFull explains err when a write failed for want of space: bbolt
+// commits atomically (the failed transaction left nothing) and the drop
+// log is restored from the store on the next open, so nothing decided is
+// lost and the same command resumes once there is room.
+func diskFull(err error, dir string) error {
+	// bbolt formats some errors with %s ("file resize error: ..."), so
+	// the text is looked at too.
+	msg := err.Error()
+	if !errors.Is(err, syscall.ENOSPC) && !errors.Is(err, syscall.EFBIG) &&
+		!strings.Contains(msg, syscall.ENOSPC.Error()) && !strings.Contains(msg, syscall.EFBIG.Error()) {
+		return err
+	}
+	return fmt.Errorf("%w: the disk holding %s is full (or a file size limit was reached); the crawl stopped, and everything recorded before is intact: free some space and run the same command to resume: %w",
+		ErrDiskFull, dir, err)
 }

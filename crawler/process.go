@@ -36,7 +36,12 @@ const (
 // process fetches one URL and records its outcome. It returns an error only
 // for failures of the crawl itself (the store); a bad page is an outcome.
 func (c *Crawler) process(ctx context.Context, it frontier.Item) error {
-	c.applyCrawlDelay(ctx, it.URL)
+	if err := c.applyCrawlDelay(ctx, it.URL); err != nil {
+		// robots.txt could not be read: Fetch would ask for it again and
+		// fail the same way, so a 5xx robots.txt is requested once per
+		// attempt.
+		return c.fetchFailed(ctx, it, err)
+	}
 
 	fetched := c.metrics.fetching(frontier.HostKey(it.URL))
 	resp, err := c.fetcher.Fetch(WithRedirectScope(ctx, func(u *url.URL) (bool, string) {
@@ -493,18 +498,19 @@ func (c *Crawler) done(ctx context.Context, it frontier.Item, outcome string) er
 }
 
 // applyCrawlDelay reads the robots.txt Crawl-delay of rawURL's host once
-// and raises the host's delay to it, capped by MaxCrawlDelay.
-func (c *Crawler) applyCrawlDelay(ctx context.Context, rawURL string) {
+// and raises the host's delay to it, capped by MaxCrawlDelay. The error is
+// Fetch's for a robots.txt that cannot be read (the URL is retried).
+func (c *Crawler) applyCrawlDelay(ctx context.Context, rawURL string) error {
 	if !c.opts.Fetch.RespectRobots {
-		return
+		return nil
 	}
 	host := frontier.HostKey(rawURL)
 	if _, done := c.robotsDone.Load(host); done {
-		return
+		return nil
 	}
 	d, err := c.fetcher.CrawlDelay(ctx, rawURL)
 	if err != nil {
-		return // Fetch reports robots.txt trouble and the URL is retried
+		return err
 	}
 	c.robotsDone.Store(host, struct{}{})
 	if d > 0 {
@@ -512,4 +518,5 @@ func (c *Crawler) applyCrawlDelay(ctx context.Context, rawURL string) {
 		c.frontier.SetHostDelay(host, capped)
 		c.opts.Logger.Info("robots.txt crawl-delay", "host", host, "delay", capped)
 	}
+	return nil
 }

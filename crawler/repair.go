@@ -161,6 +161,9 @@ func salvage(dir, scratch string, sum *RepairSummary) (*bolt.DB, error) {
 	for _, p := range rep.Problems {
 		sum.Damage = append(sum.Damage, p.String())
 	}
+	if sum.SalvagedKeys == 0 && !rep.OK() {
+		return nil, errors.Join(fmt.Errorf("crawler: repair: nothing could be read from %s: %w", path, rep.Err()), tmp.Close())
+	}
 	if rep.Truncated {
 		sum.Damage = append(sum.Damage, "(and more)")
 	}
@@ -200,9 +203,18 @@ func rebuild(ctx context.Context, tmp, dst *bolt.DB, out string, layout contents
 		var pages []*storage.Page
 		for _, id := range ids {
 			p, err := src.Get(ctx, id)
-			if err != nil {
+			if err != nil || p.URL == "" {
+				// A record that decodes but names no URL is damage too:
+				// the store refuses it, and a page without a URL cannot
+				// be crawled on from.
 				sum.PagesLost++
 				continue
+			}
+			if err := tmp.View(func(tx *bolt.Tx) error {
+				p.Sketch, _ = src.SketchTx(tx, id) // read only by SketchTx
+				return nil
+			}); err != nil {
+				return err
 			}
 			pages = append(pages, p)
 		}
@@ -216,7 +228,7 @@ func rebuild(ctx context.Context, tmp, dst *bolt.DB, out string, layout contents
 				}
 				stored[p.ID] = true
 				sum.Pages++
-				if !p.Thin {
+				if !p.Thin && p.Fingerprint != 0 { // fingerprint 0: crawled with ContentSeen off
 					if err := x.AddTx(tx, p.ID, contentseen.Fingerprint(p.Fingerprint)); err != nil {
 						return err
 					}
@@ -259,7 +271,13 @@ func rebuild(ctx context.Context, tmp, dst *bolt.DB, out string, layout contents
 	err = tmp.View(func(stx *bolt.Tx) error {
 		return dst.Update(func(dtx *bolt.Tx) error {
 			var err error
-			if sum.Frontier, err = frontier.CopyTx(stx, dtx, ""); err != nil {
+			if sum.Frontier, err = frontier.CopyTx(stx, dtx, "", func(url, _ string) bool {
+				// A URL done whose page or drop did not survive is fetched
+				// again by the next crawl, not skipped as done forever.
+				_, stored := st.URLStoredTx(dtx, url)
+				_, dropped := st.DropURLTx(dtx, url)
+				return !stored && !dropped
+			}); err != nil {
 				return err
 			}
 			return stx.ForEach(func(name []byte, b *bolt.Bucket) error {

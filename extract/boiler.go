@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"regexp"
 )
 
 // Boilerplate lines. Markup does not always say what a block is: a
@@ -33,10 +35,11 @@ func init() {
 		czytaj też|czytaj także|czytaj więcej|zobacz też|zobacz także|polecamy
 		leggi anche|potrebbe interessarti|articoli correlati
 		читайте также|смотрите также|похожие статьи|по теме|читать далее
+		ähnliche themen|empfohlene beiträge|empfohlene artikel|mehr themen|noch mehr infos|das thema könnte|weiterführender link|weiterführende links|vorschau auf den nächsten artikel|entdecken sie jetzt|ezek is érdekelhetnek|más información|plus d'infos
 		相关阅读|相关文章|相关新闻|相关推荐|延伸阅读|推荐阅读|猜你喜欢|热门推荐|热点推荐|相關閱讀|相關文章|延伸閱讀`,
 		// captions, credits, sources
 		`foto|fotos|photo|photos|bild|titelbild|bildquelle|bildnachweis|image|images|picture|credit|credits|photo credit|quelle|źródło|fuente|crédit|crédits|crédito|créditos|фото|источник|图片来源|图片|来源|來源|©|(c)|copyright
-		getty images|shutterstock|istock|imago|dpa|reuters|afp|unsplash`,
+		getty images|shutterstock|istock|imago|dpa|reuters|afp|unsplash|beitragsbild|abbildung|quellenangaben|quellen|originalartikel|zusatzinformationen`,
 		// comments
 		`comments|comment|leave a comment|leave a reply|post a comment|add comment|add a comment|join the discussion|show comments|view comments
 		kommentare|kommentar|kommentieren|kommentar schreiben|kommentare schreiben|kommentare geschlossen|kommentare insgesamt|diskutieren sie mit|sie müssen sich einloggen|sie sind aktuell nicht eingeloggt
@@ -49,11 +52,17 @@ func init() {
 		// post metadata: categories, tags, dates, authors
 		`this entry was posted|posted in|filed under|category|categories|tags|tagged|schlagwörter|schlagworte|stichworte|kategorie|kategorien|rubrik|themen|catégorie|catégories|étiquettes|mots-clés|categoría|etiquetas|kategoria|tagi|метки|теги|рубрика|标签|分类|關鍵字|关键词
 		permalink|permalien|release date|aktualisiert am|erstellt am|veröffentlicht am|zuletzt aktualisiert|stand|publié le|mis à jour le|publicado el|publicado em|atualizado em|opublikowano|aktualizacja|опубликовано|обновлено|发布时间|发布日期|更新时间|责任编辑|编辑|作者|原标题|本文来源|文章来源|免责声明|声明|版权声明|編輯|責任編輯
+		verfasst von|veröffentlichung|kommentarfeed|trackback|artikel gefallen|über den autor|über die autorin|about the author|autoren|kontakt|contact
 		written by|posted by|author|von|by|par|por|autor|auteur|автор`,
 		// ads, subscriptions, paywalls, newsletters
 		`advertisement|advertising|sponsored|anzeige|werbung|reklama|publicidad|publicité|pubblicità|реклама|广告|廣告|推广
 		subscribe|subscribe now|subscribe to|sign up|newsletter|abonnieren|jetzt abonnieren|abonnieren sie|abonnez-vous|inscrivez-vous|suscríbete|assine|zapisz się|подписаться|подпишитесь|订阅|關注我們|关注我们
 		möchten sie weiterlesen|ja. ich bin abonnent|ja. ich benötige ein abo|pour lire la suite|to view the full story|to continue reading|already a subscriber|if you're seeing this message|if you’re seeing this message|hazte miembro|jetzt vorsorgen
+		if you enjoyed|if you like this|help us|never miss|get the latest|for the latest stories|don't miss|nichts mehr verpassen|verpassen sie keine|follow us|folgen sie uns|folge uns|síguenos|suivez-nous|siga-nos|obserwuj nas
+		suggested citation|zitiervorschlag|cite this article|we want to hear|submit a letter|letters to the editor|leserbrief
+		this post contains|this article contains|this page contains|für links auf dieser seite|affiliate|enthält werbung|du musst eingeloggt|sie müssen angemeldet|you must be logged in|log in to|aufrufe|vergrößern|zum vergrößern|enlarge|bild vergrößern
+		thank you for your support|danke für deine unterstützung|vielen dank für ihre unterstützung|(alle angaben ohne gewähr|alle angaben ohne gewähr|angaben ohne gewähr
+		warning: creating|warning: cannot|notice: undefined|deprecated: |fatal error:
 		impressum|mentions légales|datenschutz|datenschutzerklärung|privacy policy|terms of use|cookie|cookies|alle rechte vorbehalten|all rights reserved|tous droits réservés|todos los derechos reservados|wszelkie prawa zastrzeżone|материал защищен|все права защищены|版权所有|版權所有|aviso legal|nutzungsbedingungen
 		war der artikel nützlich|war dieser artikel hilfreich|was this article helpful|was this helpful|bitte teilen sie uns ihre erfahrungen|bewerten sie|rate this|rating|bewertung|évaluer|оцените`,
 	} {
@@ -73,10 +82,15 @@ func init() {
 // boilerLine reports whether a rendered line is boilerplate by its wording.
 func boilerLine(line string) bool {
 	line = strings.TrimLeft(line, " \t-–—•·|»>*#:")
-	if line == "" || utf8.RuneCountInString(line) > maxBoilerRunes {
+	if line == "" {
 		return false
 	}
 	lower := strings.ToLower(line)
+	if n := utf8.RuneCountInString(line); n > maxBoilerRunes {
+		// Copyright notices and cookie notes run longer.
+		return n <= 4*maxBoilerRunes && (strings.HasPrefix(lower, "©") || strings.HasPrefix(lower, "copyright") ||
+			containsAny(lower, cookieNotes) || containsAny(lower, postMeta))
+	}
 	r, _ := utf8.DecodeRuneInString(lower)
 	for _, p := range boilerPrefixes[string(r)] {
 		if !strings.HasPrefix(lower, p) {
@@ -103,8 +117,50 @@ func boilerLine(line string) bool {
 		}
 		return true
 	}
-	return dateLine(lower)
+	return dateLine(lower) || creditLine(lower) || teaserEnd(lower)
 }
+
+// teaserEnds are the words rxTeaserEnd ends with; the regexp runs only
+// on lines ending with one of them.
+var teaserEnds = []string{"mehr", "more", "weiterlesen", "suite", "más", "mais", "więcej", "подробнее"}
+
+func teaserEnd(lower string) bool {
+	tail := strings.TrimRight(lower, " ]•›»>")
+	for _, w := range teaserEnds {
+		if strings.HasSuffix(tail, w) {
+			return rxTeaserEnd.MatchString(lower)
+		}
+	}
+	return false
+}
+
+// creditMarks inside a short line make it a photo credit or caption
+// ("Marco Odermatt, Ski-Star. © AFP", "Son tres los periodos. Foto: Andina").
+var creditMarks = []string{"©", "foto:", "photo:", "fotos:", "photos:", "bild:", "credit:", "crédit", "crédito:", "(foto", "(photo", "getty images", "shutterstock", "istockphoto", "wenn.com", "/dpa", "/ dpa", "imago images"}
+
+func creditLine(lower string) bool {
+	return len(lower) <= 2*maxBoilerRunes && (containsAny(lower, creditMarks) || containsAny(lower, cookieNotes) ||
+		containsAny(lower, downloadNotes) || hasDigit(lower) && containsAny(lower, fileTypes) && rxFileSize.MatchString(lower))
+}
+
+// postMeta are the words of a blog engine's "this entry was posted"
+// paragraph, which runs long.
+var postMeta = []string{"filed under", "abgelegt unter", "veröffentlicht und wurde unter", "kommentare zu diesem eintrag", "you can follow any responses", "both comments and pings", "rss 2.0 feed", "trackback-url", "trackback url"}
+
+// downloadNotes and rxFileSize find download labels: "Als PDF
+// herunterladen", "Informationsschreiben PDF | 38 KB".
+var (
+	fileTypes     = []string{"pdf", "doc", "xls", "ppt", "zip"}
+	downloadNotes = []string{"als pdf herunterladen", "pdf herunterladen", "download as pdf", "download pdf", "télécharger le pdf", "descargar pdf"}
+	rxFileSize    = regexp.MustCompile(`\b(?:pdf|docx?|xlsx?|pptx?|zip)\b.{0,12}\b\d+(?:[.,]\d+)?\s*(?:kb|mb|ko|mo)\b`)
+)
+
+// cookieNotes are the words of a cookie banner in running text.
+var cookieNotes = []string{"verwendung von cookies", "use of cookies", "uses cookies", "use cookies", "utilise des cookies", "utilisation des cookies", "utiliza cookies", "uso de cookies", "używa plików cookie", "nutzung von cookies", "cookies zu", "使用cookie"}
+
+// rxTeaserEnd matches a teaser cut off by a "more" link:
+// "Auskunft über vergangenes Wetter… mehr •••", "Lesen [more]".
+var rxTeaserEnd = regexp.MustCompile(`(?:…|\.\.\.|\[)\s*(?:mehr|more|read more|weiterlesen|lire la suite|leer más|leia mais|więcej|подробнее)\s*[\]•›»>]*$`)
 
 // cjkRune reports whether p starts with a Han character: Chinese phrases
 // have no word boundary after them.
@@ -117,7 +173,7 @@ func cjkRune(p string) bool {
 // byline only when a short name follows.
 func bylineWord(p string) bool {
 	switch p {
-	case "von", "by", "par", "por", "autor", "auteur", "author", "автор", "stand", "foto", "photo", "bild", "image", "images", "picture", "dpa", "reuters", "afp", "imago", "print", "share", "tweet", "related", "comment", "comments", "rating", "cookie", "cookies":
+	case "kontakt", "contact", "quellen", "autoren", "abbildung", "veröffentlichung", "von", "by", "par", "por", "autor", "auteur", "author", "автор", "stand", "foto", "photo", "bild", "image", "images", "picture", "dpa", "reuters", "afp", "imago", "print", "share", "tweet", "related", "comment", "comments", "rating", "cookie", "cookies":
 		return true
 	}
 	return false
@@ -170,7 +226,7 @@ func init() {
 // dateLine reports whether a lower-cased short line is only a date: a
 // weekday or month name, digits, and the small words of a written date.
 func dateLine(lower string) bool {
-	if utf8.RuneCountInString(lower) > 60 {
+	if len(lower) > 3*60 || !hasDigit(lower) || utf8.RuneCountInString(lower) > 60 {
 		return false
 	}
 	named, digits := false, false

@@ -157,8 +157,24 @@ func (c *cleaner) drop(n *html.Node) bool {
 	return false
 }
 
-// caption reports whether n is a figure caption or a photo credit.
+// maxCaptionText is the text (non-space bytes) above which a caption is
+// kept: a caption of a sentence or more describes what the article is
+// about (and Readability.js keeps it); shorter ones are labels and credits
+// ("Foto: dpa", "The old town") that differ between two sites running the
+// same story.
+const maxCaptionText = 150
+
+// caption reports whether n is a figure caption or a photo credit short
+// enough to be a label (see maxCaptionText).
 func caption(n *html.Node) bool {
+	if !captionElem(n) {
+		return false
+	}
+	return textLen(n) < maxCaptionText
+}
+
+// captionElem reports whether n is a figure caption or a photo credit.
+func captionElem(n *html.Node) bool {
 	if n.Data == "figcaption" {
 		return true
 	}
@@ -396,11 +412,14 @@ func hasMarker(s string) mark {
 	// element, not its role: "o-section--has-ads", "has-paywall",
 	// "withComments" wrap articles.
 	prop := false
+	// A BEM modifier ("TestReport__Section--Ads") describes a variant of
+	// its block; the block is what the element is.
+	modifier := false
 	flush := func() bool {
 		tok := buf[:min(n, len(buf))]
 		wasProp := prop
 		prop = propWord(tok)
-		if n > 0 && n <= len(buf) && !wasProp && markers[string(tok)] {
+		if n > 0 && n <= len(buf) && !wasProp && !modifier && markers[string(tok)] {
 			switch {
 			case softMarkers[string(tok)]:
 				m = max(m, markSoft)
@@ -427,6 +446,11 @@ func hasMarker(s string) mark {
 		default:
 			if flush() {
 				return m
+			}
+			if c == '-' && i > 0 && s[i-1] == '-' {
+				modifier = true
+			} else if c == ' ' || c == '\t' || c == '\n' {
+				modifier = false
 			}
 			continue
 		}

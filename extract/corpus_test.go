@@ -144,16 +144,16 @@ func summarise(t testing.TB, scores []score) (mean float64) {
 	mean /= float64(len(scores))
 	sorted := append([]score(nil), scores...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].f < sorted[j].f })
-	t.Logf("%d cases: mean F1 %.4f", len(scores), mean)
+	t.Logf("%d cases: mean F1 %.5f", len(scores), mean)
 	for _, s := range sorted[:min(12, len(sorted))] {
 		t.Logf("  %-40s P %.3f R %.3f F1 %.3f", s.name, s.p, s.r, s.f)
 	}
 	return mean
 }
 
-// minMeanF1 is a floor a little under the measured mean, to catch
-// regressions; see doc.go for the measurement.
-const minMeanF1 = 0.95
+// minMeanF1 is issue 12's floor for the mean; measured 0.9803 (captions
+// shorter than maxCaptionText and bylines are removed on purpose).
+const minMeanF1 = 0.98
 
 func TestCorpusReadabilityF1(t *testing.T) {
 	t.Parallel()

@@ -131,6 +131,9 @@ func TestHasMarker(t *testing.T) {
 		{"comments-area", true},
 		{"has-comments", false}, // a property of the element, not its role
 		{"o-section--has-ads", false},
+		{"TestReport__Section--Ads", false},
+		{"comments--open", true},
+		{"section--ads comments", true},
 		{"no_caption", false},
 		{"comments-has-more", true},
 		{"heading", false},
@@ -288,5 +291,35 @@ func TestInvisibleCharactersDropped(t *testing.T) {
 	}
 	if a.Text != "seawall and softhyphen" {
 		t.Errorf("Text = %q, want %q", a.Text, "seawall and softhyphen")
+	}
+}
+
+// Own fixture: an article with a short photo credit, a long descriptive
+// caption, a share bar inside the content div ("entry share"), a related
+// heading, a comment prompt and a date line, in a sidebar-classed wrapper.
+func TestArticleBoilerplateInsideContent(t *testing.T) {
+	para := strings.Repeat("The valley council voted on Tuesday to reopen the old mill as a library. ", 4)
+	src := `<html><body><div class="layout has-sidebar wrapper-sidebar"><article>
+		<div class="entry share"><p>` + para + `</p>
+		<figure><img src="a.jpg"><figcaption>Foto: Anna Muster</figcaption></figure>
+		<figure><img src="b.jpg"><figcaption>The mill in 1910, when it still ground flour for the three villages of the valley, employed most of their families and ran its wheel on the river that now feeds the reservoir above the town.</figcaption></figure>
+		<p>` + para + `</p>
+		<p>segunda-feira, 22 de janeiro de 2018</p>
+		<h3>Mehr zum Thema</h3>
+		<p>Kommentare geschlossen</p></div>
+	</article></div><div id="noscript-holder"><noscript>Please enable JavaScript.</noscript></div></body></html>`
+	d, err := ExtractBytes([]byte(src), "text/html", testURL, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"reopen the old mill", "The mill in 1910"} {
+		if !strings.Contains(d.Text, want) {
+			t.Errorf("text lacks %q:\n%s", want, d.Text)
+		}
+	}
+	for _, gone := range []string{"Anna Muster", "janeiro", "Mehr zum Thema", "Kommentare", "JavaScript"} {
+		if strings.Contains(d.Text, gone) {
+			t.Errorf("text keeps %q:\n%s", gone, d.Text)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package frontier
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -11,6 +12,7 @@ import (
 type CopyStats struct {
 	Done, Failed, Pending int // URLs kept, by state (pending includes in flight)
 	Lost                  int // URLs or records that did not decode or disagreed, left out
+	Requeued              int // URLs done whose page or drop was lost, queued again (in Pending)
 }
 
 // CopyTx copies the consistent part of the frontier kept in bucket of src
@@ -22,7 +24,12 @@ type CopyStats struct {
 // finds a link to it queues it again). The counts are recomputed and the
 // sequence kept, so Open on dst resumes where src stood. src may be a
 // read transaction on a salvaged copy.
-func CopyTx(src, dst *bolt.Tx, bucket string) (CopyStats, error) {
+//
+// lost, when not nil, is asked about every URL done with a page stored or
+// dropped ("stored...", "dropped..." outcomes): when it reports that the
+// page or drop did not survive, the URL is queued again at depth 0 instead
+// of kept as done, so the next crawl fetches it rather than never again.
+func CopyTx(src, dst *bolt.Tx, bucket string, lost func(url, outcome string) bool) (CopyStats, error) {
 	var st CopyStats
 	if bucket == "" {
 		bucket = "frontier"
@@ -160,7 +167,7 @@ func CopyTx(src, dst *bolt.Tx, bucket string) (CopyStats, error) {
 	}
 	// Pending URLs without an item cannot be fetched: forget them. Failed
 	// ones without a reason get one.
-	var forget [][]byte
+	var forget, requeue [][]byte
 	var c counts
 	if err := seen.ForEach(func(k, v []byte) error {
 		switch v[0] {
@@ -171,6 +178,11 @@ func CopyTx(src, dst *bolt.Tx, bucket string) (CopyStats, error) {
 			}
 			c.pending++
 		case stDone:
+			outcome := string(v[1:])
+			if lost != nil && (strings.HasPrefix(outcome, "stored") || strings.HasPrefix(outcome, "dropped")) && lost(string(k), outcome) {
+				requeue = append(requeue, append([]byte(nil), k...))
+				return nil
+			}
 			c.done++
 		case stFailed:
 			c.failed++
@@ -188,6 +200,20 @@ func CopyTx(src, dst *bolt.Tx, bucket string) (CopyStats, error) {
 		}
 	}
 	st.Lost += len(forget)
+	for _, k := range requeue {
+		seq, err := to.NextSequence()
+		if err != nil {
+			return st, err
+		}
+		if err := put(Item{URL: string(k)}, qkey{0, seq}.bytes()); err != nil {
+			return st, err
+		}
+		if err := seen.Put(k, []byte{stPending}); err != nil {
+			return st, err
+		}
+		c.pending++
+	}
+	st.Requeued = len(requeue)
 	st.Done, st.Failed, st.Pending = int(c.done), int(c.failed), int(c.pending)
 	if err := subs[string(bMeta)].Put(kCounts, c.bytes()); err != nil {
 		return st, fmt.Errorf("frontier: copy counts: %w", err)

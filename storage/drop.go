@@ -179,6 +179,21 @@ func (s *Store) DropByURL(ctx context.Context, url string) (*Drop, error) {
 	return d, err
 }
 
+// DropURLTx reports whether a drop is recorded under url (its requested
+// or final URL), and the latest one's id, inside the caller's transaction
+// (read or write).
+func (s *Store) DropURLTx(tx *bolt.Tx, url string) (id uint64, ok bool) {
+	b, err := s.buckets(tx)
+	if err != nil || b.top == nil {
+		return 0, false
+	}
+	v := b.dropURL.Get([]byte(url))
+	if len(v) != 8 {
+		return 0, false
+	}
+	return btoi(v), true
+}
+
 // DropsOf calls fn, in drop order and without text, for every drop that
 // duplicates stored page pageID. It reads an index, not all drops: one
 // group of `crawl dups` costs its own size.

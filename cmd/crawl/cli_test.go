@@ -43,6 +43,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"extract"}, "extract: want at least one FILE or URL", "extract"},
 		{[]string{"demo", "--kep"}, "(did you mean --keep?)", "demo"},
 		{[]string{"stats", "--jsno"}, "(did you mean --json?)", "stats"},
+		{[]string{"export", "--format", "xml"}, `export: unknown --format "xml"`, "export"},
+		{[]string{"dups", "--min-distance", "-3"}, "dups: --min-distance -3: want >= 0", "dups"},
+		{[]string{"dups", "--min-distance", "5", "--max-distance", "2"}, "is below --min-distance 5", "dups"},
+		{[]string{"repair", "--data", dir}, "repair: --out NEWDIR is required", "repair"},
+		{[]string{"check", "extra"}, `check: unexpected argument "extra"`, "check"},
 	} {
 		out, stderr, err := run(t, "", tc.args...)
 		var ue *usageError

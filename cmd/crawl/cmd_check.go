@@ -19,11 +19,14 @@ func (m *Main) runCheck(ctx context.Context, args []string) error {
 		return err
 	}
 	if fset.NArg() > 0 {
-		return fmt.Errorf("check: unexpected argument %q", fset.Arg(0))
+		return usageErrorf(fset, "check: unexpected argument %q", fset.Arg(0))
 	}
 	cfg, err := cf.load()
 	if err != nil {
 		return err
+	}
+	if err := checkCrawledDir(cfg.Data); err != nil {
+		return fmt.Errorf("check: %w", err)
 	}
 	rep, err := crawler.CheckData(ctx, cfg.Data, cfg.DropLog, 0)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"sort"
@@ -40,6 +41,10 @@ type dupDropJSON struct {
 	Title       string    `json:"title"`
 	FetchedAt   time.Time `json:"fetched_at"`
 	Depth       int       `json:"depth"`
+	// The verified resemblance of the texts (0..1); absent for drops
+	// recorded before it was.
+	Similarity  *float64 `json:"similarity,omitempty"`
+	Containment *float64 `json:"containment,omitempty"`
 }
 
 // dupFilter selects drops by the flags of `crawl dups`.
@@ -86,7 +91,7 @@ func (m *Main) runDups(ctx context.Context, args []string) (err error) {
 	fset.StringVar(&f.reason, "reason", "", `only drops with this reason: "exact" (same extracted text) or "near" (fingerprints within k bits)`)
 	fset.IntVar(&f.minD, "min-distance", 0, "only drops at least this many bits from the page they duplicate")
 	fset.IntVar(&f.maxD, "max-distance", -1, "only drops at most this many bits from the page they duplicate (-1: no limit)")
-	asJSON := fset.Bool("json", false, `one JSON object per group: {"id","url","title","fingerprint","drops":[{"url","final_url","distance","reason","fingerprint","title","fetched_at","depth"}]}`)
+	asJSON := fset.Bool("json", false, `one JSON object per group: {"id","url","title","fingerprint","drops":[{"url","final_url","distance","reason","fingerprint","title","fetched_at","depth","similarity","containment"}]}`)
 	var cf configFlags
 	m.addConfigFlags(fset, &cf)
 	if err := fset.Parse(args); err != nil {
@@ -105,10 +110,10 @@ func (m *Main) runDups(ctx context.Context, args []string) (err error) {
 		return usageErrorf(fset, "dups: --reason %q: want %q or %q", f.reason, storage.ReasonExact, storage.ReasonNear)
 	}
 	if f.minD < 0 {
-		return fmt.Errorf("dups: --min-distance %d: want >= 0", f.minD)
+		return usageErrorf(fset, "dups: --min-distance %d: want >= 0", f.minD)
 	}
 	if f.maxD >= 0 && f.maxD < f.minD {
-		return fmt.Errorf("dups: --max-distance %d is below --min-distance %d: nothing could match", f.maxD, f.minD)
+		return usageErrorf(fset, "dups: --max-distance %d is below --min-distance %d: nothing could match", f.maxD, f.minD)
 	}
 	f.filterActive = f.host != "" || f.reason != "" || f.minD > 0 || f.maxD >= 0
 	data, err := m.openData(cf, "dups")
@@ -195,7 +200,7 @@ func (m *Main) openData(cf configFlags, cmd string) (*crawler.Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkDataDir(cfg.Data); err != nil {
+	if err := checkCrawledDir(cfg.Data); err != nil {
 		return nil, fmt.Errorf("%s: %w", cmd, err)
 	}
 	d, err := crawler.OpenData(cfg.Data, 0)
@@ -263,11 +268,16 @@ func listDups(ctx context.Context, st *storage.Store, f dupFilter, w io.Writer, 
 		}
 		if err := st.DropsOf(ctx, g.id, func(d *storage.Drop) error {
 			if f.match(d) {
-				out.Drops = append(out.Drops, dupDropJSON{
+				dj := dupDropJSON{
 					URL: d.URL, FinalURL: d.FinalURL, Distance: d.Distance, Reason: d.Reason,
 					Fingerprint: contentseen.Fingerprint(d.Fingerprint).String(), Title: d.Title,
 					FetchedAt: d.FetchedAt.UTC(), Depth: d.Depth,
-				})
+				}
+				if d.Similarity > 0 || d.Containment > 0 {
+					sim, cont := round3(d.Similarity), round3(d.Containment)
+					dj.Similarity, dj.Containment = &sim, &cont
+				}
+				out.Drops = append(out.Drops, dj)
 			}
 			return nil
 		}); err != nil {
@@ -304,7 +314,11 @@ func writeGroup(w io.Writer, g dupGroupJSON) error {
 		return err
 	}
 	for _, d := range g.Drops {
-		if _, err := fmt.Fprintf(w, "  %-5s %2d bit%s  %s  %q\n", d.Reason, d.Distance, plural(d.Distance), d.URL, d.Title); err != nil {
+		res := "                   " // a drop recorded before resemblance was
+		if d.Similarity != nil {
+			res = fmt.Sprintf("sim %.2f cont %.2f", *d.Similarity, *d.Containment)
+		}
+		if _, err := fmt.Fprintf(w, "  %-5s %2d bit%s  %s  %s  %q\n", d.Reason, d.Distance, plural(d.Distance), res, d.URL, d.Title); err != nil {
 			return err
 		}
 	}
@@ -402,15 +416,16 @@ func showDrop(w io.Writer, d *storage.Drop, orig *storage.Page, fper *contentsee
 		d.URL, d.Title, fpD, d.FetchedAt.UTC().Format(time.RFC3339), d.Depth)
 	fmt.Fprintf(w, "Duplicate of: %s (page %d)\n              %q\n              fingerprint %s, fetched %s\n",
 		orig.URL, orig.ID, orig.Title, fpO, orig.FetchedAt.UTC().Format(time.RFC3339))
-	why := "near: fingerprints within k bits"
+	why := "near: fingerprints within k bits, verified by the texts' sketches"
 	if d.Reason == storage.ReasonExact {
-		why = "exact: same extracted text"
+		why = "exact: the same text but for punctuation, spacing, case and the headline"
 	}
 	if dist := contentseen.Distance(fpD, fpO); dist != d.Distance {
 		// The stored page was matched under another fingerprint.
 		why += fmt.Sprintf("; the fingerprints shown are %s apart", bitsText(dist))
 	}
 	fmt.Fprintf(w, "Distance:     %s (%s; features %s)\n", bitsText(d.Distance), why, scheme)
+	writeResemblance(w, d, orig)
 	if d.Title != orig.Title {
 		fmt.Fprint(w, "Title:        ")
 		worddiff.Write(w, worddiff.Diff(orig.Title, d.Title), color)
@@ -460,3 +475,22 @@ func plural[N ~int | ~int64](n N) string {
 }
 
 func bitsText(n int) string { return fmt.Sprintf("%d bit%s", n, plural(n)) }
+
+// writeResemblance prints the similarity and containment the judge
+// verified, or, for a drop recorded before they were, the values computed
+// now from the two texts (when the dropped page's text was kept).
+func writeResemblance(w io.Writer, d *storage.Drop, orig *storage.Page) {
+	sim, cont, how := d.Similarity, d.Containment, "as judged"
+	if sim == 0 && cont == 0 {
+		if d.Text == "" {
+			return
+		}
+		r := contentseen.Compare(contentseen.SketchOf(contentseen.StripTitle(d.Text, d.Title)),
+			contentseen.SketchOf(contentseen.StripTitle(orig.Text, orig.Title)))
+		sim, cont, how = r.Similarity, r.Containment, "computed now: the drop predates them"
+	}
+	fmt.Fprintf(w, "Similarity:   %.3f (Jaccard of word 3-shingles), containment %.3f (%s)\n", sim, cont, how)
+}
+
+// round3 rounds a resemblance to the 3 decimals the drop log writes.
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }

@@ -44,7 +44,13 @@ import (
 //	  rows[]: k, tp, fp, fn, tn, precision, recall, f1 (null when
 //	    undefined: precision with no pair predicted duplicate, recall with
 //	    no duplicate judged, f1 with neither),
-//	  pairs[]: line, duplicate, distance (null when too short)
+//	  pairs[]: line, duplicate, distance (null when too short),
+//	    exact (the same text but for punctuation, spacing and case),
+//	    similarity, containment (the sketches' estimates; null when too short)
+//	  judge_rows[]: as rows, for the crawler's two-stage rule at each k:
+//	    exact, or within k bits and verified by the sketches
+//	  best_judge_k: as best_k, for judge_rows
+//	thresholds: similarity, containment, size_ratio (the verification's)
 
 const evalMaxK = 10
 
@@ -56,11 +62,20 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 	features := fset.String("features", strings.Join(evalDefaultFeatures, ","),
 		"feature options to compare, comma-separated (each as in --features of fingerprint; \",min=N\" binds to the option before it)")
 	asJSON := fset.Bool("json", false, "print the table as JSON")
+	th := contentseen.DefaultThresholds()
+	fset.Float64Var(&th.Similarity, "similarity", th.Similarity, "two-stage rule: a candidate within k bits is a duplicate when its estimated Jaccard similarity is at least this ...")
+	fset.Float64Var(&th.Containment, "containment", th.Containment, "... or when at least this share of the smaller text is in the larger ...")
+	fset.Float64Var(&th.SizeRatio, "size-ratio", th.SizeRatio, "... and the smaller text has at least this share of the larger's shingles")
 	if err := fset.Parse(args); err != nil {
 		return err
 	}
 	if *pairsPath == "" || fset.NArg() > 0 {
 		return usageErrorf(fset, "eval: want --pairs FILE and no other arguments")
+	}
+	for _, v := range []float64{th.Similarity, th.Containment, th.SizeRatio} {
+		if !(v > 0 && v <= 1) {
+			return fmt.Errorf("eval: --similarity, --containment and --size-ratio must be in (0, 1], got %v", v)
+		}
 	}
 	specs := splitFeatureSpecs(*features)
 	if len(specs) == 0 {
@@ -79,7 +94,8 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep := evalReport{PairsFile: *pairsPath, Pairs: len(pairs)}
+	rep := evalReport{PairsFile: *pairsPath, Pairs: len(pairs),
+		Thresholds: evalThresholds{Similarity: th.Similarity, Containment: th.Containment, SizeRatio: th.SizeRatio}}
 	for _, p := range pairs {
 		if p.dup {
 			rep.Duplicates++
@@ -88,7 +104,7 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 		}
 	}
 	for i, f := range fpers {
-		o, err := evaluate(ctx, specs[i], f, pairs)
+		o, err := evaluate(ctx, specs[i], f, pairs, th)
 		if err != nil {
 			return err
 		}
@@ -276,11 +292,18 @@ func looksLikePath(v string) bool {
 // evalReport is what --json prints; see the field list at the top of the
 // file.
 type evalReport struct {
-	PairsFile     string       `json:"pairs_file"`
-	Pairs         int          `json:"pairs"`
-	Duplicates    int          `json:"duplicates"`
-	NonDuplicates int          `json:"non_duplicates"`
-	Options       []evalOption `json:"options"`
+	PairsFile     string         `json:"pairs_file"`
+	Pairs         int            `json:"pairs"`
+	Duplicates    int            `json:"duplicates"`
+	NonDuplicates int            `json:"non_duplicates"`
+	Options       []evalOption   `json:"options"`
+	Thresholds    evalThresholds `json:"thresholds"`
+}
+
+type evalThresholds struct {
+	Similarity  float64 `json:"similarity"`
+	Containment float64 `json:"containment"`
+	SizeRatio   float64 `json:"size_ratio"`
 }
 
 type evalOption struct {
@@ -292,6 +315,8 @@ type evalOption struct {
 	BestK         *int       `json:"best_k"`
 	Rows          []evalRow  `json:"rows"`
 	PairResults   []evalDist `json:"pairs"`
+	JudgeRows     []evalRow  `json:"judge_rows"`
+	BestJudgeK    *int       `json:"best_judge_k"`
 }
 
 type evalRow struct {
@@ -306,15 +331,25 @@ type evalRow struct {
 }
 
 type evalDist struct {
-	Line      int  `json:"line"`
-	Duplicate bool `json:"duplicate"`
-	Distance  *int `json:"distance"`
+	Line        int      `json:"line"`
+	Duplicate   bool     `json:"duplicate"`
+	Distance    *int     `json:"distance"`
+	Exact       bool     `json:"exact"`
+	Similarity  *float64 `json:"similarity"`
+	Containment *float64 `json:"containment"`
+	verified    bool     // the sketches verify the pair
+}
+
+// judgedDuplicate is the two-stage rule at k: exact, or within k bits and
+// verified.
+func (p evalDist) judgedDuplicate(k int) bool {
+	return p.Distance != nil && (p.Exact || *p.Distance <= k && p.verified)
 }
 
 // evaluate fingerprints both sides of every pair with f and counts, for
 // each k, the pairs predicted duplicate (distance <= k) against the labels.
 // Pairs with a side too short to fingerprint are set aside, not guessed.
-func evaluate(ctx context.Context, spec string, f *contentseen.Fingerprinter, pairs []evalPair) (evalOption, error) {
+func evaluate(ctx context.Context, spec string, f *contentseen.Fingerprinter, pairs []evalPair, th contentseen.Thresholds) (evalOption, error) {
 	o := evalOption{Features: spec, Scheme: f.Options().String(), TooShortLines: []int{}}
 	fps := map[string]contentseen.Fingerprint{} // text -> fingerprint; files recur across pairs
 	short := map[string]bool{}
@@ -336,8 +371,17 @@ func evaluate(ctx context.Context, spec string, f *contentseen.Fingerprinter, pa
 		fps[text] = fp
 		return fp, true, nil
 	}
+	sketches := map[string]contentseen.Sketch{}
+	sketch := func(text string) contentseen.Sketch {
+		sk, ok := sketches[text]
+		if !ok {
+			sk = contentseen.SketchOf(text)
+			sketches[text] = sk
+		}
+		return sk
+	}
 	var dists []int
-	var labels []bool
+	var labels, verified, exacts []bool
 	for _, p := range pairs {
 		if err := ctx.Err(); err != nil {
 			return o, err
@@ -357,32 +401,54 @@ func evaluate(ctx context.Context, spec string, f *contentseen.Fingerprinter, pa
 			continue
 		}
 		d := contentseen.Distance(fa, fb)
+		res := contentseen.Compare(sketch(p.a), sketch(p.b))
+		exact := contentseen.TextDigest(p.a) == contentseen.TextDigest(p.b)
 		o.Judged++
 		dists = append(dists, d)
 		labels = append(labels, p.dup)
-		o.PairResults = append(o.PairResults, evalDist{Line: p.line, Duplicate: p.dup, Distance: &d})
+		pr := evalDist{Line: p.line, Duplicate: p.dup, Distance: &d, Exact: exact,
+			Similarity: &res.Similarity, Containment: &res.Containment, verified: th.Verify(res)}
+		verified = append(verified, pr.verified)
+		exacts = append(exacts, exact)
+		o.PairResults = append(o.PairResults, pr)
 	}
-	o.Rows = confusionRows(dists, labels)
+	o.Rows = confusionRows(dists, labels, nil, nil)
+	o.BestK = bestK(o.Rows)
+	o.JudgeRows = confusionRows(dists, labels, verified, exacts)
+	o.BestJudgeK = bestK(o.JudgeRows)
+	return o, nil
+}
+
+// bestK returns the k of the row with the highest F1, the smaller k on a
+// tie; nil when F1 is undefined everywhere.
+func bestK(rows []evalRow) *int {
+	var best *int
 	var bestF1 float64
-	for i := range o.Rows {
-		r := &o.Rows[i]
-		if r.F1 != nil && (o.BestK == nil || *r.F1 > bestF1) {
+	for i := range rows {
+		r := &rows[i]
+		if r.F1 != nil && (best == nil || *r.F1 > bestF1) {
 			k := r.K
-			o.BestK, bestF1 = &k, *r.F1
+			best, bestF1 = &k, *r.F1
 		}
 	}
-	return o, nil
+	return best
 }
 
 // confusionRows counts, for k = 0..evalMaxK, true and false positives and
 // negatives of "distance <= k means duplicate", with precision, recall and
-// F1 (nil where the denominator is zero).
-func confusionRows(dists []int, labels []bool) []evalRow {
+// F1 (nil where the denominator is zero). With verified (the two-stage
+// rule) a pair is predicted duplicate when it is verified and within k
+// bits, or exact (verified at any distance: the digest finds it).
+func confusionRows(dists []int, labels, verified, exact []bool) []evalRow {
 	rows := make([]evalRow, 0, evalMaxK+1)
 	for k := 0; k <= evalMaxK; k++ {
 		r := evalRow{K: k}
 		for i, d := range dists {
-			switch pred := d <= k; {
+			pred := d <= k
+			if verified != nil {
+				pred = pred && verified[i] || exact[i]
+			}
+			switch {
 			case pred && labels[i]:
 				r.TP++
 			case pred:
@@ -429,7 +495,42 @@ func (rep *evalReport) print(w io.Writer) {
 		if o.BestK != nil {
 			o.printMistakes(w, *o.BestK)
 		}
+		fmt.Fprintf(w, "two-stage rule (the crawler's): exact, or within k bits and verified (similarity >= %.2f, or containment >= %.2f with size ratio >= %.2f)\n",
+			rep.Thresholds.Similarity, rep.Thresholds.Containment, rep.Thresholds.SizeRatio)
+		fmt.Fprintf(w, "%4s %4s %4s %4s %4s %9s %7s %6s\n", "k", "TP", "FP", "FN", "TN", "precision", "recall", "F1")
+		for _, r := range o.JudgeRows {
+			mark := ""
+			if o.BestJudgeK != nil && *o.BestJudgeK == r.K {
+				mark = "  <- best"
+			}
+			fmt.Fprintf(w, "%4d %4d %4d %4d %4d %9s %7s %6s%s\n", r.K, r.TP, r.FP, r.FN, r.TN,
+				fmtRatio(r.Precision), fmtRatio(r.Recall), fmtRatio(r.F1), mark)
+		}
+		if o.BestJudgeK != nil {
+			o.printJudgeMistakes(w, *o.BestJudgeK)
+		}
 	}
+}
+
+// printJudgeMistakes lists the lines the two-stage rule gets wrong at k,
+// with both measures.
+func (o *evalOption) printJudgeMistakes(w io.Writer, k int) {
+	var wrong []string
+	for _, p := range o.PairResults {
+		if p.Distance == nil || p.judgedDuplicate(k) == p.Duplicate {
+			continue
+		}
+		kind := "false negative"
+		if !p.Duplicate {
+			kind = "false positive"
+		}
+		wrong = append(wrong, fmt.Sprintf("line %d (%s: %d bits, similarity %.2f, containment %.2f)", p.Line, kind, *p.Distance, *p.Similarity, *p.Containment))
+	}
+	if len(wrong) == 0 {
+		fmt.Fprintf(w, "at k=%d: no mistakes\n", k)
+		return
+	}
+	fmt.Fprintf(w, "at k=%d: %s\n", k, strings.Join(wrong, "; "))
 }
 
 // printMistakes lists the lines judged wrongly at k, so that a user can

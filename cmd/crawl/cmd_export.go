@@ -18,7 +18,7 @@ func (m *Main) runExport(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	if *format != "jsonl" && *format != "warc" {
-		return fmt.Errorf("export: unknown --format %q (supported: jsonl, warc)", *format)
+		return usageErrorf(fset, "export: unknown --format %q (supported: jsonl, warc)", *format)
 	}
 	data, err := m.openData(cf, "export")
 	if err != nil {

@@ -103,13 +103,19 @@ func (m *Main) readText(name string) (string, error) {
 		return "", fmt.Errorf("read %s: %w", name, err)
 	}
 	if !looksLikeHTML(name, b) {
+		// Binary bytes are refused as `crawl extract` refuses them: read
+		// as text they give a fingerprint, and a distance, of noise.
+		if _, err := extract.ExtractBytes(b, "text/plain", fileURL(name), extract.Options{}); errors.Is(err, extract.ErrNotHTML) {
+			return "", fmt.Errorf("%s: not text: %w", name, err)
+		}
 		return string(b), nil
 	}
 	doc, err := extract.ExtractBytes(b, "text/html", fileURL(name), extract.Options{})
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
-	return doc.Text, nil
+	// What the crawler judges: the text without the page's own headline.
+	return contentseen.StripTitle(doc.Text, doc.Title), nil
 }
 
 func looksLikeHTML(name string, b []byte) bool {

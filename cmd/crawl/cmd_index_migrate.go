@@ -98,12 +98,10 @@ func migrateIndex(ctx context.Context, dir, name string, k int, expected int64, 
 	}
 	// Fsync on every commit (bbolt's default): without it a power cut could
 	// reorder writes and damage the old index too.
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
-	if errors.Is(err, berrors.ErrTimeout) {
-		return res, fmt.Errorf("%w: %s (wait for it to finish or stop it)", crawler.ErrLocked, dir)
-	}
+	// It is checked first: nothing writes to a damaged file.
+	db, err := crawler.OpenWritable(dir, "", time.Second)
 	if err != nil {
-		return res, fmt.Errorf("open %s: %w", path, err)
+		return res, err
 	}
 	defer func() {
 		if cerr := db.Close(); cerr != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/simcrawl/simcrawl/contentseen"
@@ -20,14 +19,17 @@ func (m *Main) runRepair(ctx context.Context, args []string) error {
 		return err
 	}
 	if fset.NArg() > 0 {
-		return fmt.Errorf("repair: unexpected argument %q", fset.Arg(0))
+		return usageErrorf(fset, "repair: unexpected argument %q", fset.Arg(0))
 	}
 	if *out == "" {
-		return errors.New("repair: --out NEWDIR is required (the original directory is never written to)")
+		return usageErrorf(fset, "repair: --out NEWDIR is required (the original directory is never written to)")
 	}
 	cfg, err := cf.load()
 	if err != nil {
 		return err
+	}
+	if err := checkCrawledDir(cfg.Data); err != nil {
+		return fmt.Errorf("repair: %w", err)
 	}
 	// The index is rebuilt with the source's layout and scheme; these are
 	// for a source whose index metadata cannot be read.
@@ -56,8 +58,8 @@ func (m *Main) runRepair(ctx context.Context, args []string) error {
 	fmt.Fprintf(w, "pages:    %d copied, %d unreadable or lost\n", sum.Pages, sum.PagesLost)
 	fmt.Fprintf(w, "drops:    %d copied, %d unreadable or naming a lost page\n", sum.Drops, sum.DropsLost)
 	fmt.Fprintf(w, "index:    rebuilt from the pages: %d fingerprints, layout %s, features %s\n", sum.Indexed, sum.Layout, sum.Scheme)
-	fmt.Fprintf(w, "frontier: %d done, %d failed, %d pending; %d URLs or records left out\n",
-		sum.Frontier.Done, sum.Frontier.Failed, sum.Frontier.Pending, sum.Frontier.Lost)
+	fmt.Fprintf(w, "frontier: %d done, %d failed, %d pending (%d of them queued again: done, but their page or drop was lost); %d URLs or records left out\n",
+		sum.Frontier.Done, sum.Frontier.Failed, sum.Frontier.Pending, sum.Frontier.Requeued, sum.Frontier.Lost)
 	fmt.Fprintf(w, "drop log: written from the store (%d lines)\n", sum.Drops)
 	if err := sum.Check.Err(); err != nil {
 		return fmt.Errorf("repair: the new directory %s does not check clean: %w", *out, err)

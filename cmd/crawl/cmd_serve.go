@@ -31,7 +31,7 @@ func (m *Main) runServe(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	if fset.NArg() > 0 {
-		return fmt.Errorf("serve: unexpected argument %q", fset.Arg(0))
+		return usageErrorf(fset, "serve: unexpected argument %q", fset.Arg(0))
 	}
 	cfg, err := cf.load()
 	if err != nil {
@@ -49,6 +49,9 @@ func (m *Main) runServe(ctx context.Context, args []string) (err error) {
 		}
 	}()
 	for _, dir := range dirs {
+		if err := checkCrawledDir(dir); err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
 		d, err := crawler.OpenData(dir, 0)
 		if err != nil {
 			if errors.Is(err, crawler.ErrLocked) {
@@ -58,7 +61,9 @@ func (m *Main) runServe(ctx context.Context, args []string) (err error) {
 		}
 		sources = append(sources, d)
 	}
-	view, err := webview.New(ctx, webview.Options{Sources: sources, Config: configText(cfg), K: cfg.ContentSeen.K})
+	// No Config: a data directory does not record the configuration it was
+	// crawled with, and serve's own would be shown as the crawl's.
+	view, err := webview.New(ctx, webview.Options{Sources: sources, K: cfg.ContentSeen.K})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

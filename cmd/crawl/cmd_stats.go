@@ -34,6 +34,12 @@ type statsJSON struct {
 	Hosts []hostStatsJSON `json:"hosts"` // the hosts with the most drops, at most 10
 
 	NearDropDistances []int `json:"near_drop_distances"`
+	// NearDropSimilarities counts near drops by verified similarity in
+	// twentieths: [i] holds similarities in [i/20, (i+1)/20), [20] exactly
+	// 1; near drops recorded before the judge verified them are counted in
+	// NearDropsUnverified instead.
+	NearDropSimilarities []int `json:"near_drop_similarities"`
+	NearDropsUnverified  int   `json:"near_drops_unverified"`
 	// NearestNeighbourDistances counts stored non-thin pages by the
 	// distance to their nearest other stored non-thin page.
 	NearestNeighbourDistances []int `json:"nearest_neighbour_distances"`
@@ -70,7 +76,7 @@ func (m *Main) runStats(ctx context.Context, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := checkDataDir(cfg.Data); err != nil {
+	if err := checkCrawledDir(cfg.Data); err != nil {
 		return fmt.Errorf("stats: %w", err)
 	}
 	data, err := crawler.OpenData(cfg.Data, 0)
@@ -119,7 +125,7 @@ layout, hosts [{host, stored, dropped, drop_rate}], near_drop_distances and near
 `
 
 func collectStats(ctx context.Context, data *crawler.Data) (*statsJSON, error) {
-	s := &statsJSON{NearDropDistances: make([]int, 65), NearestNeighbourDistances: make([]int, 65)}
+	s := &statsJSON{NearDropDistances: make([]int, 65), NearestNeighbourDistances: make([]int, 65), NearDropSimilarities: make([]int, 21)}
 	fs, err := data.FrontierStats()
 	if err != nil {
 		return nil, err
@@ -161,6 +167,11 @@ func collectStats(ctx context.Context, data *crawler.Data) (*statsJSON, error) {
 		}
 		s.DroppedNear++
 		s.NearDropDistances[min(max(d.Distance, 0), 64)]++
+		if d.Similarity == 0 && d.Containment == 0 {
+			s.NearDropsUnverified++
+		} else {
+			s.NearDropSimilarities[min(max(int(d.Similarity*20), 0), 20)]++
+		}
 		return nil
 	}); err != nil {
 		return nil, err
@@ -216,6 +227,11 @@ func writeStats(w io.Writer, s *statsJSON) {
 	}
 	fmt.Fprintf(w, "\nNear drops by distance in bits (%d):\n", s.DroppedNear)
 	writeHistogram(w, s.NearDropDistances, s.K)
+	fmt.Fprintf(w, "\nNear drops by verified similarity (Jaccard of word 3-shingles; below 0.60 verified by containment):\n")
+	writeSimilarities(w, s.NearDropSimilarities)
+	if s.NearDropsUnverified > 0 {
+		fmt.Fprintf(w, "  and %d near drop%s recorded before drops were verified\n", s.NearDropsUnverified, plural(s.NearDropsUnverified))
+	}
 	what := "every stored page"
 	if s.Sampled {
 		what = fmt.Sprintf("sampled: %d of them", sum(s.NearestNeighbourDistances))
@@ -262,5 +278,29 @@ func writeHistogram(w io.Writer, counts []int, k int) {
 			mark = "  <- k"
 		}
 		fmt.Fprintf(w, "  %2d | %-50s %d%s\n", d, bar, n, mark)
+	}
+}
+
+// writeSimilarities prints one bar per twentieth of similarity that holds
+// drops, from the lowest to 1.
+func writeSimilarities(w io.Writer, counts []int) {
+	lo, top := -1, 0
+	for i, n := range counts {
+		if n > 0 && lo < 0 {
+			lo = i
+		}
+		top = max(top, n)
+	}
+	if lo < 0 {
+		fmt.Fprintln(w, "  (none)")
+		return
+	}
+	for i := lo; i < len(counts); i++ {
+		n := counts[i]
+		label := fmt.Sprintf("%.2f", float64(i)/20)
+		if i == 20 {
+			label = "1   "
+		}
+		fmt.Fprintf(w, "  %s | %-50s %d\n", label, strings.Repeat("#", (n*50+top-1)/top), n)
 	}
 }

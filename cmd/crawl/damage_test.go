@@ -147,7 +147,7 @@ func TestDamagedDataDirectory(t *testing.T) {
 			if p != nil {
 				t.Errorf("%s: repair panicked: %v", what, p)
 			}
-			if rerr != nil && !strings.Contains(rerr.Error(), "not a readable bbolt file") {
+			if rerr != nil && !strings.Contains(rerr.Error(), "nothing could be read") {
 				t.Errorf("%s: repair: %v\n%s%s", what, rerr, out, errOut)
 			}
 			if hashFile(t, db) != before {
@@ -175,4 +175,60 @@ func TestDamagedDataDirectory(t *testing.T) {
 		})
 	}
 	t.Logf("%d of %d variants detected as damaged", detected, variants)
+}
+
+// Finding 6 of issue 13: `crawl distance` compared random bytes as text
+// ("distance 32", exit 0) where `crawl extract` refuses them.
+func TestDistanceRefusesBinary(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(6, 6))
+	noise := make([]byte, 4096)
+	for i := range noise {
+		noise[i] = byte(r.Uint32())
+	}
+	bin := filepath.Join(dir, "noise.bin")
+	if err := os.WriteFile(bin, noise, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := writeFile(t, dir, "a.txt", "The cat sat on the mat while the dog slept by the door, and the children read books about ships.")
+	for _, args := range [][]string{{"distance", text, bin}, {"fingerprint", bin}} {
+		out, _, err := run(t, "", args...)
+		if err == nil || !strings.Contains(err.Error(), "binary") || !strings.Contains(err.Error(), "noise.bin") {
+			t.Errorf("crawl %s: err = %v (output %q), want the binary file refused by name", strings.Join(args, " "), err, out)
+		}
+	}
+}
+
+// Finding 6 of issue 13: `crawl dedup` logged a binary file as skipped, but
+// `crawl failed --skipped` did not list it.
+func TestDedupSkippedBinaryListed(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "pages")
+	if err := os.MkdirAll(in, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, in, "a.html", "<html><head><title>Bridge</title></head><body><article><p>The old bridge over the river reopened after two years of work, with a new footpath and lights.</p></article></body></html>")
+	r := rand.New(rand.NewPCG(6, 7))
+	noise := make([]byte, 4096)
+	for i := range noise {
+		noise[i] = byte(r.Uint32())
+	}
+	if err := os.WriteFile(filepath.Join(in, "b.html"), noise, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	if _, errOut, err := run(t, "", "dedup", "--data", data, "--input", in, "--set", "log.level=warn"); err != nil {
+		t.Fatalf("dedup: %v\n%s", err, errOut)
+	}
+	out, _, err := run(t, "", "failed", "--skipped", "--data", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "b.html\tnon-html") {
+		t.Errorf("crawl failed --skipped does not list the binary file:\n%s", out)
+	}
+	out, _, err = run(t, "", "stats", "--data", data, "--json")
+	if err != nil || !strings.Contains(out, `"skipped": 1,`) {
+		t.Errorf("stats: %v, skipped count missing:\n%s", err, out)
+	}
 }

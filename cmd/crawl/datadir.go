@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,4 +29,21 @@ func checkDataDir(dir string) error {
 		}
 		p = parent
 	}
+}
+
+// checkCrawledDir explains a data directory that a reading command (stats,
+// dups, failed, export, check, repair, serve) cannot read: one that does
+// not exist, or a file. Unlike a crawl, these never create one, and a typo
+// is not damage.
+func checkCrawledDir(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("no data directory %s: crawl into it first (crawl --seeds FILE --data %s), or name another with --data DIR", dir, dir)
+	case err != nil:
+		return err
+	case !fi.IsDir():
+		return fmt.Errorf("%s is a file: pass the data directory of a crawl with --data DIR", dir)
+	}
+	return nil
 }

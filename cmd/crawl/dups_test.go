@@ -91,7 +91,7 @@ func TestDupsCommand(t *testing.T) {
 			}
 		}
 		drop := raw["drops"].([]any)[0].(map[string]any)
-		for _, f := range []string{"url", "distance", "reason", "fingerprint", "title", "fetched_at", "depth"} {
+		for _, f := range []string{"url", "distance", "reason", "fingerprint", "title", "fetched_at", "depth", "similarity", "containment"} {
 			if _, ok := drop[f]; !ok {
 				t.Errorf("drop JSON lacks %q", f)
 			}
@@ -164,6 +164,7 @@ func TestDupsCommand(t *testing.T) {
 		for _, want := range []string{
 			"Duplicate of: " + base + "/news/river-cleanup",
 			"Distance:     0 bits (exact",
+			"Similarity:   1.000 (Jaccard of word 3-shingles), containment 1.000 (as judged)",
 			"Text: identical in both",
 			"[-Volunteers pull two-]{+Two+}", // the titles differ; markers, not colour, off a terminal
 			"features words,min=8,tok=2",
@@ -186,6 +187,7 @@ func TestDupsCommand(t *testing.T) {
 		for _, want := range []string{
 			"Duplicate of: " + base + "/zh/tea-garden",
 			"Distance:     1 bit (near",
+			"Similarity:   0.", "containment 0.9", // verified by containment
 			"[-，常年云雾缭绕-]", // the repost cut one clause
 			`Heaviest features only in the stored page:  "云雾" 1.00`,
 		} {

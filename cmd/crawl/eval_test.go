@@ -130,8 +130,72 @@ func TestEvalExample(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
-	if n := strings.Count(out, "<- best"); n != 1 {
+	// One best mark per table: distance alone, and the two-stage rule.
+	if n := strings.Count(out, "<- best"); n != 2 {
 		t.Errorf("one option, %d best marks:\n%s", n, out)
+	}
+	if !strings.Contains(out, "two-stage rule (the crawler's)") {
+		t.Errorf("no two-stage table:\n%s", out)
+	}
+	// Verification only removes false positives: at every k the two-stage
+	// rule has no more of them than distance alone, and on the example
+	// none at all.
+	for _, o := range rep.Options {
+		if len(o.JudgeRows) != len(o.Rows) || o.BestJudgeK == nil {
+			t.Fatalf("%s: %d judge rows, best %v", o.Features, len(o.JudgeRows), o.BestJudgeK)
+		}
+		for i, r := range o.JudgeRows {
+			if r.FP > o.Rows[i].FP || r.FP != 0 {
+				t.Errorf("%s k=%d: two-stage rule %d false positives, distance alone %d; want 0", o.Features, r.K, r.FP, o.Rows[i].FP)
+			}
+		}
+	}
+}
+
+// TestEvalTwoStage checks the two-stage rule's counts on pairs built to
+// tell it from distance alone: the same words in another order (one
+// fingerprint, other shingles: not a copy) and a copy that differs in
+// punctuation only (exact).
+func TestEvalTwoStage(t *testing.T) {
+	dir := t.TempDir()
+	text := "The swimming pool on Castle Road closes for two weeks from the fifth of May while the changing rooms are rebuilt and the old boiler is replaced by a heat pump."
+	ws := strings.Fields(strings.TrimSuffix(text, "."))
+	slices.Reverse(ws)
+	reversed := strings.Join(ws, " ") + "."
+	punct := strings.ReplaceAll(text, " the ", " the, ")
+	var lines []string
+	for _, p := range []struct {
+		a, b string
+		dup  bool
+	}{{text, reversed, false}, {text, punct, true}} {
+		b, err := json.Marshal(map[string]any{"a": p.a, "b": p.b, "duplicate": p.dup})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(b))
+	}
+	writeFile(t, dir, "pairs.jsonl", strings.Join(lines, "\n")+"\n")
+	rep := evalJSON(t, "--pairs", filepath.Join(dir, "pairs.jsonl"), "--features", "words")
+	checkInvariants(t, rep)
+	o := rep.Options[0]
+	rev, pun := o.PairResults[0], o.PairResults[1]
+	if rev.Distance == nil || *rev.Distance != 0 || rev.Exact || *rev.Similarity > 0.2 {
+		t.Errorf("reversed words: %+v, want distance 0, not exact, similarity near 0", rev)
+	}
+	if !pun.Exact || *pun.Similarity != 1 {
+		t.Errorf("punctuation only: exact %v, similarity %v; want exact, 1", pun.Exact, *pun.Similarity)
+	}
+	if r := o.Rows[0]; r.TP != 1 || r.FP != 1 {
+		t.Errorf("distance <= 0: TP %d FP %d, want 1 1", r.TP, r.FP)
+	}
+	if r := o.JudgeRows[0]; r.TP != 1 || r.FP != 0 || r.TN != 1 {
+		t.Errorf("two-stage at k=0: TP %d FP %d TN %d, want 1 0 1", r.TP, r.FP, r.TN)
+	}
+	if rep.Thresholds.Similarity != contentseen.DefaultMinSimilarity {
+		t.Errorf("thresholds %+v, want the defaults", rep.Thresholds)
+	}
+	if _, _, err := run(t, "", "eval", "--pairs", filepath.Join(dir, "pairs.jsonl"), "--similarity", "1.5"); err == nil {
+		t.Error("eval --similarity 1.5 succeeded")
 	}
 }
 

@@ -34,6 +34,7 @@ var readmeSkips = []struct {
 	{"./crawl serve --data demo-data", "the web view serves on port 8080 until Ctrl-C, and so does --ui; TestWebViewInBrowser and TestCrawlUI run them", true},
 	{"go run ./internal/copyweb", "the copy-web harness: its own test (internal/copyweb) runs it", false},
 	{"go test -run TestQualityCopies", "the copy-web harness's test, run by the test command", false},
+	{"SIMCRAWL_BIG=1 go test", "the tests at full size (up to an hour)", false},
 }
 
 // The README's examples run in order, as a new user would type them in a

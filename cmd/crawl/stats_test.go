@@ -72,6 +72,8 @@ func TestStatsCommand(t *testing.T) {
 		{"dropped_exact", s.DroppedExact, exact}, {"dropped_near", s.DroppedNear, near},
 		{"failed", s.Failed, fs.Failed}, {"pending", s.Pending, 0},
 		{"sum of near_drop_distances", sum(s.NearDropDistances), near},
+		{"sum of near_drop_similarities", sum(s.NearDropSimilarities), near},
+		{"near_drops_unverified", s.NearDropsUnverified, 0},
 		{"nearest_neighbour_pages", s.NearestNeighbourPages, pages - thin},
 		{"sum of nearest_neighbour_distances", sum(s.NearestNeighbourDistances), pages - thin},
 	} {
@@ -103,7 +105,7 @@ func TestStatsCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"stored", "thin", "dropped_exact", "dropped_near", "failed", "skipped", "pending", "drop_rate",
-		"k", "features", "layout", "hosts", "near_drop_distances", "nearest_neighbour_distances", "nearest_neighbour_pages", "sampled"} {
+		"k", "features", "layout", "hosts", "near_drop_distances", "near_drop_similarities", "near_drops_unverified", "nearest_neighbour_distances", "nearest_neighbour_pages", "sampled"} {
 		if _, ok := raw[f]; !ok {
 			t.Errorf("stats JSON lacks %q", f)
 		}

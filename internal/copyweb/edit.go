@@ -3,7 +3,6 @@ package copyweb
 import (
 	"math/rand/v2"
 	"strings"
-	"unicode"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -16,8 +15,8 @@ const wordsPerHan = 1.7
 // editWords changes about share of the words of the article's paragraphs:
 // a word is deleted or replaced, with newWords of the replacements a word
 // the article does not have (fillerWords) and the rest another word of the
-// article. Text without spaces is edited a Han character at a time
-// (fillerHan). It returns the number of edits.
+// article. Text without spaces is edited a character at a time
+// (fillerHan), as are Japanese and Thai. It returns the number of edits.
 func (p *page) editWords(rng *rand.Rand, share, newWords float64) int {
 	var nodes []*html.Node
 	for _, q := range p.paras {
@@ -50,7 +49,7 @@ func (p *page) editWords(rng *rand.Rand, share, newWords float64) int {
 	}
 	var han []rune
 	for _, r := range all {
-		if unicode.Is(unicode.Han, r) {
+		if unspacedLetter(r) {
 			han = append(han, r)
 		}
 	}
@@ -61,7 +60,7 @@ func (p *page) editWords(rng *rand.Rand, share, newWords float64) int {
 	for _, n := range nodes {
 		var b strings.Builder
 		for _, r := range n.Data {
-			if !unicode.Is(unicode.Han, r) || rng.Float64() >= share {
+			if !unspacedLetter(r) || rng.Float64() >= share {
 				b.WriteRune(r)
 				continue
 			}

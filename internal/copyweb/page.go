@@ -214,17 +214,25 @@ func hanShare(s string) float64 {
 	return float64(han) / float64(letters)
 }
 
-// spaced reports whether s separates its words with spaces (not Chinese,
-// Japanese or Thai): whitespace is at least a tenth of its characters.
+// spaced reports whether s is written with spaces between words: less
+// than a third of its letters are of a script without them (Han, kana,
+// Thai, Lao, Khmer, Myanmar).
 func spaced(s string) bool {
-	var sp, all int
+	var unspaced, letters int
 	for _, r := range s {
-		all++
-		if unicode.IsSpace(r) {
-			sp++
+		if !unicode.IsLetter(r) {
+			continue
+		}
+		letters++
+		if unspacedLetter(r) {
+			unspaced++
 		}
 	}
-	return all > 0 && sp*10 >= all
+	return unspaced*3 < letters
+}
+
+func unspacedLetter(r rune) bool {
+	return r > 0x2e80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
 }
 
 // el builds an element with attributes given as name, value pairs and the

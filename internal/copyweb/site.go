@@ -26,10 +26,10 @@ func (b *builder) shortPages(cands []candidate) ([]*Page, error) {
 			return nil, fmt.Errorf("copyweb: parse %s: %w", c.src.ID, err)
 		}
 		var paras []string
-		size := 0
+		size, words := 0, spaced(p.paraText())
 		for _, q := range p.paras {
 			t := collapse(textOf(q))
-			if c.lang == "zh" {
+			if !words {
 				if r := []rune(t); size+len(r) > 260 {
 					t = string(r[:max(0, 260-size)])
 				}
@@ -42,7 +42,7 @@ func (b *builder) shortPages(cands []candidate) ([]*Page, error) {
 			if t != "" {
 				paras = append(paras, t)
 			}
-			if c.lang == "zh" && size >= 120 || c.lang != "zh" && size >= 40 {
+			if !words && size >= 120 || words && size >= 40 {
 				break
 			}
 		}
@@ -75,7 +75,8 @@ var indexTemplate = template.Must(template.New("index").Parse(`<!DOCTYPE html>
 const indexPerPage = 20
 
 // indexPages lists every page on index pages of indexPerPage links, the
-// pages to keep first, then copies, then copies of copies, and puts a home
+// pages to keep first, then copies, then copies of copies (each in random
+// order), and puts a home
 // page linking to all index pages first. Breadth-first, a crawler then
 // meets the originals before their copies (ground truth accepts either).
 func (b *builder) indexPages() error {
@@ -88,7 +89,9 @@ func (b *builder) indexPages() error {
 		}
 		return 0
 	}
-	pages := slices.Clone(b.web.Pages)
+	// Shuffled within a rank: listed by kind, the index page of the GBK
+	// copies named the same titles as the one before it, and was a copy.
+	pages := shuffled(b.rng, b.web.Pages)
 	slices.SortStableFunc(pages, func(x, y *Page) int { return rank(x) - rank(y) })
 	var index []*Page
 	for i := 0; i < len(pages); i += indexPerPage {

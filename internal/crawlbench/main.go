@@ -175,7 +175,7 @@ func crawlOptions(seed, dir string, stored, par int) crawler.Options {
 		MaxCrawlDelay: time.Minute,
 		Retries:       1,
 		Fetch:         crawler.DefaultFetchOptions(),
-		K:             3,
+		K:             7,
 		KeepDropText:  true,
 	}
 }
