@@ -251,6 +251,7 @@ func TestBoltBlocksMatchOracle(t *testing.T) {
 	ctx := context.Background()
 	for _, l := range testLayouts(t) {
 		t.Run(l.Name(), func(t *testing.T) {
+			t.Parallel() // each layout has its own index file, oracle and generator
 			rng := rand.New(rand.NewPCG(seed, uint64(len(l.Name()))+13))
 			path := filepath.Join(t.TempDir(), "x.db")
 			per := 2 + rng.IntN(6)

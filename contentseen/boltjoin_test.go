@@ -166,6 +166,7 @@ func TestJoinIndexAgainstJoinPartitions(t *testing.T) {
 			nbig := testSize(1000, 5000)
 			for _, nb := range []int{300, nbig, -nbig} {
 				t.Run(fmt.Sprintf("layout=%s/block=%d/batch=%d", name, blockLimit, nb), func(t *testing.T) {
+					t.Parallel() // each case has its own index, generator and temp dir
 					r := rand.New(rand.NewPCG(seed, uint64(nb+blockLimit)))
 					gen := func() Fingerprint { return Fingerprint(r.Uint64()) }
 					if nb < 0 { // prefix groups of tens of entries

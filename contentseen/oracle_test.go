@@ -153,6 +153,7 @@ func TestNearMatchesOracle(t *testing.T) {
 	for _, l := range testLayouts(t) {
 		for _, impl := range impls {
 			t.Run(impl.name+"/"+l.Name(), func(t *testing.T) {
+				t.Parallel() // each case has its own index, oracle and generator
 				rng := rand.New(rand.NewPCG(seed, uint64(len(l.Name()))))
 				x := impl.open(t, l)
 				o := oracle{}
