@@ -484,31 +484,14 @@ func (s *Server) failures(w http.ResponseWriter, r *http.Request) {
 		return lq == "" || strings.Contains(lower(url), lq) || strings.Contains(lower(reason), lq)
 	}
 	var n int
-	lo := 0
 	if d.Kind == "failed" {
-		var rows []failRow
-		for _, f := range snap.failures {
-			if keep(f.URL, f.Reason) {
-				rows = append(rows, f)
-			}
-		}
+		rows := filterRows(snap.failures, func(f failRow) bool { return keep(f.URL, f.Reason) })
 		n = len(rows)
-		d.Pages = max(1, (n+failuresPerPage-1)/failuresPerPage)
-		d.Page = min(max(pg, 1), d.Pages)
-		lo = (d.Page - 1) * failuresPerPage
-		d.Failures = rows[lo:min(lo+failuresPerPage, n)]
+		d.Page, d.Pages, d.Failures = pageOf(rows, pg, failuresPerPage)
 	} else {
-		var rows []skipRow
-		for _, f := range snap.skips {
-			if keep(f.URL, f.Reason) {
-				rows = append(rows, f)
-			}
-		}
+		rows := filterRows(snap.skips, func(f skipRow) bool { return keep(f.URL, f.Reason) })
 		n = len(rows)
-		d.Pages = max(1, (n+failuresPerPage-1)/failuresPerPage)
-		d.Page = min(max(pg, 1), d.Pages)
-		lo = (d.Page - 1) * failuresPerPage
-		d.Skips = rows[lo:min(lo+failuresPerPage, n)]
+		d.Page, d.Pages, d.Skips = pageOf(rows, pg, failuresPerPage)
 	}
 	d.Matching = n
 	if d.Page > 1 {
@@ -522,4 +505,24 @@ func (s *Server) failures(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) labels(w http.ResponseWriter, r *http.Request) {
 	s.render(w, "labels", page{Title: "Labels", Nav: "labels"})
+}
+
+// filterRows returns the rows keep accepts, in order.
+func filterRows[T any](rows []T, keep func(T) bool) []T {
+	var out []T
+	for _, r := range rows {
+		if keep(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// pageOf returns page pg (clamped to 1..pages) of rows at per rows a page:
+// the page, the number of pages (at least 1) and its rows.
+func pageOf[T any](rows []T, pg, per int) (page, pages int, out []T) {
+	pages = max(1, (len(rows)+per-1)/per)
+	page = min(max(pg, 1), pages)
+	lo := (page - 1) * per
+	return page, pages, rows[lo:min(lo+per, len(rows))]
 }
