@@ -184,3 +184,15 @@ func TestDataDirIsAFile(t *testing.T) {
 		}
 	}
 }
+
+// The first Ctrl-C says what stops: serve has no work to save.
+func TestStoppingMessage(t *testing.T) {
+	if m := stoppingMessage([]string{"serve", "--data", "d"}); strings.Contains(m, "saved") || !strings.Contains(m, "web view") {
+		t.Errorf("serve: %q", m)
+	}
+	for _, args := range [][]string{{"--seeds", "s.txt"}, {"dedup", "--input", "x"}, nil} {
+		if m := stoppingMessage(args); !strings.Contains(m, "the work is saved") {
+			t.Errorf("%q: %q", args, m)
+		}
+	}
+}

@@ -112,3 +112,12 @@ func errorText(err error) string {
 	}
 	return strings.Join(out, ": ")
 }
+
+// stoppingMessage is what the first Ctrl-C prints for the command args
+// run: a crawl (or dedup, demo) drains and saves; serve only stops serving.
+func stoppingMessage(args []string) string {
+	if len(args) > 0 && args[0] == "serve" {
+		return "crawl: stopping the web view; Ctrl-C again to abort"
+	}
+	return "crawl: stopping: requests in flight finish (at most fetch.timeout) and the work is saved; Ctrl-C again to abort"
+}

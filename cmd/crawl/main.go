@@ -13,7 +13,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go abortOnSecondSignal()
+	go abortOnSecondSignal(stoppingMessage(os.Args[1:]))
 
 	err := NewMain().Run(ctx, os.Args[1:])
 	stop()
@@ -23,14 +23,14 @@ func main() {
 // abortOnSecondSignal exits at once on a second Ctrl-C: the first one asks
 // for a drain, which may take up to the request timeout. bbolt's commits are
 // atomic, so an abort loses at most the pages in flight.
-func abortOnSecondSignal() {
+func abortOnSecondSignal(stopping string) {
 	// Registered before the first signal: every signal reaches both this
 	// channel and NotifyContext's, so the second one here is the second
 	// Ctrl-C however quickly it follows the first.
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	<-sig
-	fmt.Fprintln(os.Stderr, "crawl: stopping: requests in flight finish (at most fetch.timeout) and the work is saved; Ctrl-C again to abort")
+	fmt.Fprintln(os.Stderr, stopping)
 	<-sig
 	fmt.Fprintln(os.Stderr, "crawl: aborted")
 	os.Exit(exitInterrupt)
