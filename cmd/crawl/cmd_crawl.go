@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net"
 	"os"
 	"regexp"
 	"time"
@@ -111,14 +112,25 @@ func (m *Main) crawl(ctx context.Context, cfg Config, seeds []string, tweak func
 	if tweak != nil {
 		tweak(&opts)
 	}
+	// The view's address is taken before the data directory is opened
+	// (and maybe created), so a busy or bad one fails with nothing written.
+	var ln net.Listener
+	if m.uiAddr != "" {
+		if ln, err = listenUI(m.uiAddr, m.Stderr); err != nil {
+			return fmt.Errorf("--ui: %w", err)
+		}
+	}
 	c, err := crawler.Open(opts)
 	if err != nil {
+		if ln != nil {
+			err = errors.Join(err, ln.Close())
+		}
 		return err
 	}
 	stopUI := func() error { return nil }
-	if m.uiAddr != "" {
-		if stopUI, err = m.startUI(ctx, c, cfg, m.uiAddr); err != nil {
-			return errors.Join(err, c.Close())
+	if ln != nil {
+		if stopUI, err = m.startUI(ctx, c, cfg, ln); err != nil {
+			return errors.Join(err, ln.Close(), c.Close())
 		}
 	}
 	sum, runErr := c.Run(ctx)

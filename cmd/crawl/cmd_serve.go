@@ -141,17 +141,12 @@ type liveCrawl struct {
 func (l liveCrawl) Stats() crawler.Stats                { return l.c.Stats(l.start) }
 func (l liveCrawl) HostDelay(host string) time.Duration { return l.c.HostDelay(host) }
 
-// startUI serves the web view of the crawl c at addr until the returned
+// startUI serves the web view of the crawl c on ln until the returned
 // stop is called (which waits for the server to stop).
-func (m *Main) startUI(ctx context.Context, c *crawler.Crawler, cfg Config, addr string) (stop func() error, err error) {
+func (m *Main) startUI(ctx context.Context, c *crawler.Crawler, cfg Config, ln net.Listener) (stop func() error, err error) {
 	view, err := webview.New(ctx, webview.Options{Sources: []*crawler.Data{c.LiveData()},
 		Live: liveCrawl{c: c, start: time.Now()}, Config: configText(cfg), K: cfg.ContentSeen.K})
 	if err != nil {
-		return nil, fmt.Errorf("--ui: %w", err)
-	}
-	ln, err := listenUI(addr, m.Stderr)
-	if err != nil {
-		view.Close()
 		return nil, fmt.Errorf("--ui: %w", err)
 	}
 	fmt.Fprintf(m.Stderr, "Web view of this crawl at http://%s/\n", ln.Addr())

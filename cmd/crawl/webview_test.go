@@ -3,9 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -103,4 +107,24 @@ func httpGet(t *testing.T, url string) string {
 		t.Fatalf("GET %s = %s:\n%s", url, resp.Status, b)
 	}
 	return string(b)
+}
+
+// A busy --ui address fails before the data directory is created, so a
+// mistake leaves nothing behind.
+func TestCrawlUIBusyAddressWritesNothing(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", "http://127.0.0.1:1/\n")
+	data := filepath.Join(dir, "data")
+	_, _, err = run(t, "", "--seeds", seeds, "--data", data, "--ui", busy.Addr().String())
+	if err == nil || !strings.Contains(err.Error(), "--ui") {
+		t.Fatalf("crawl --ui on a busy address: err = %v, want a --ui error", err)
+	}
+	if _, err := os.Stat(data); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the data directory was created (stat: %v)", err)
+	}
 }
