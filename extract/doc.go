@@ -104,10 +104,14 @@
 //
 // # Cost
 //
-// Over the whole corpus (178 pages, 34 MB), medians of five runs on a
-// shared 2-core machine: 223 pages and 42 MB per CPU second, 160 pages/s
-// wall clock (go test -run '^$' -bench ExtractCorpus -benchtime 3x -count 5
-// -cpu 1). Parsing and readability take two thirds of that, the
+// Over the readability and gne-zh corpus (178 pages, 34 MB), medians of
+// four runs alternating with the code before issue 12's rules, on a
+// shared 2-core machine at load 2 (2026-11-25): 173 pages and 34 MB per
+// CPU second, where the code before gave 183 (go test -run '^$' -bench
+// ExtractCorpus -benchtime 3x -cpu 1). On the readability corpus alone
+// (EXTRACT_COMPARE=1 go test -run TestCompareReadability -v, one pass,
+// load 1.3): 110 pages per CPU second, readeck alone 69-72, go-shiori
+// 37-39. Parsing and readability take about two thirds of that, the
 // normalisation regexps a tenth.
 // Memory is a few times the page size for the tree.
 //
