@@ -483,32 +483,29 @@ func (rep *evalReport) print(w io.Writer) {
 			fmt.Fprintf(w, ", %d too short to fingerprint, not counted (lines %s)", o.TooShort, joinInts(o.TooShortLines))
 		}
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "%4s %4s %4s %4s %4s %9s %7s %6s\n", "k", "TP", "FP", "FN", "TN", "precision", "recall", "F1")
-		for _, r := range o.Rows {
-			mark := ""
-			if o.BestK != nil && *o.BestK == r.K {
-				mark = "  <- best"
-			}
-			fmt.Fprintf(w, "%4d %4d %4d %4d %4d %9s %7s %6s%s\n", r.K, r.TP, r.FP, r.FN, r.TN,
-				fmtRatio(r.Precision), fmtRatio(r.Recall), fmtRatio(r.F1), mark)
-		}
+		printEvalRows(w, o.Rows, o.BestK)
 		if o.BestK != nil {
 			o.printMistakes(w, *o.BestK)
 		}
 		fmt.Fprintf(w, "two-stage rule (the crawler's): exact, or within k bits and verified (similarity >= %.2f, or containment >= %.2f with size ratio >= %.2f)\n",
 			rep.Thresholds.Similarity, rep.Thresholds.Containment, rep.Thresholds.SizeRatio)
-		fmt.Fprintf(w, "%4s %4s %4s %4s %4s %9s %7s %6s\n", "k", "TP", "FP", "FN", "TN", "precision", "recall", "F1")
-		for _, r := range o.JudgeRows {
-			mark := ""
-			if o.BestJudgeK != nil && *o.BestJudgeK == r.K {
-				mark = "  <- best"
-			}
-			fmt.Fprintf(w, "%4d %4d %4d %4d %4d %9s %7s %6s%s\n", r.K, r.TP, r.FP, r.FN, r.TN,
-				fmtRatio(r.Precision), fmtRatio(r.Recall), fmtRatio(r.F1), mark)
-		}
+		printEvalRows(w, o.JudgeRows, o.BestJudgeK)
 		if o.BestJudgeK != nil {
 			o.printJudgeMistakes(w, *o.BestJudgeK)
 		}
+	}
+}
+
+// printEvalRows prints one table of rows, marking the best k (nil: none).
+func printEvalRows(w io.Writer, rows []evalRow, best *int) {
+	fmt.Fprintf(w, "%4s %4s %4s %4s %4s %9s %7s %6s\n", "k", "TP", "FP", "FN", "TN", "precision", "recall", "F1")
+	for _, r := range rows {
+		mark := ""
+		if best != nil && *best == r.K {
+			mark = "  <- best"
+		}
+		fmt.Fprintf(w, "%4d %4d %4d %4d %4d %9s %7s %6s%s\n", r.K, r.TP, r.FP, r.FN, r.TN,
+			fmtRatio(r.Precision), fmtRatio(r.Recall), fmtRatio(r.F1), mark)
 	}
 }
 
