@@ -358,39 +358,12 @@ func tokenCount(s string) int {
 }
 
 // classTokens reports whether hit is true for one of the lower-cased
-// tokens of s (split as hasMarker does), without allocating.
+// tokens of s that is not a property (split as hasMarker does), without
+// allocating.
 func classTokens(s string, hit func(tok []byte) bool) bool {
-	var buf [32]byte
-	n := 0
-	prop := false // the previous token was has, with, no or without
-	flush := func() bool {
-		tok := buf[:min(n, len(buf))]
-		h := n > 0 && n <= len(buf) && !prop && hit(tok)
-		prop = propWord(tok)
-		n = 0
-		return h
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-		case c >= 'A' && c <= 'Z':
-			if i > 0 && s[i-1] >= 'a' && s[i-1] <= 'z' && flush() {
-				return true
-			}
-			c += 'a' - 'A'
-		default:
-			if flush() {
-				return true
-			}
-			continue
-		}
-		if n < len(buf) {
-			buf[n] = c
-		}
-		n++
-	}
-	return flush()
+	return eachClassToken(s, func(tok []byte, afterProp, _ bool) bool {
+		return !afterProp && hit(tok)
+	})
 }
 
 // propWord reports whether tok makes the next token a property of the
@@ -405,21 +378,9 @@ func propWord(tok []byte) bool {
 
 // hasMarker splits s into tokens without allocating and looks each up.
 func hasMarker(s string) mark {
-	var buf [32]byte
-	n := 0
 	m := markNone
-	// A token after "has", "with" or "no" names a property of the
-	// element, not its role: "o-section--has-ads", "has-paywall",
-	// "withComments" wrap articles.
-	prop := false
-	// A BEM modifier ("TestReport__Section--Ads") describes a variant of
-	// its block; the block is what the element is.
-	modifier := false
-	flush := func() bool {
-		tok := buf[:min(n, len(buf))]
-		wasProp := prop
-		prop = propWord(tok)
-		if n > 0 && n <= len(buf) && !wasProp && !modifier && markers[string(tok)] {
+	eachClassToken(s, func(tok []byte, afterProp, modifier bool) bool {
+		if !afterProp && !modifier && markers[string(tok)] {
 			switch {
 			case softMarkers[string(tok)]:
 				m = max(m, markSoft)
@@ -429,23 +390,44 @@ func hasMarker(s string) mark {
 				m = markHard
 			}
 		}
-		n = 0
 		return m == markHard
+	})
+	return m
+}
+
+// eachClassToken calls fn with each lower-cased token of a class or id
+// value s, without allocating, until fn returns true (and then returns
+// true). Tokens are runs of ASCII letters and digits, split at other bytes
+// and at a lower-to-upper hump ("NavBar" -> "nav", "bar"; "AD" stays one);
+// tokens over 32 bytes are skipped. afterProp: the token follows "has",
+// "with", "no" or "without", so it names a property of the element, not
+// its role ("o-section--has-ads", "withComments"). modifier: the token is
+// in a BEM modifier ("TestReport__Section--Ads"), which describes a
+// variant of its block; the block is what the element is.
+func eachClassToken(s string, fn func(tok []byte, afterProp, modifier bool) bool) bool {
+	var buf [32]byte
+	n := 0
+	prop, modifier := false, false
+	flush := func() bool {
+		tok := buf[:min(n, len(buf))]
+		wasProp := prop
+		prop = propWord(tok)
+		stop := n > 0 && n <= len(buf) && fn(tok, wasProp, modifier)
+		n = 0
+		return stop
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
 		case c >= 'A' && c <= 'Z':
-			// A hump starts a token unless the previous letter was upper
-			// case too ("AD", "NavBar" -> "nav", "bar").
 			if i > 0 && s[i-1] >= 'a' && s[i-1] <= 'z' && flush() {
-				return m
+				return true
 			}
 			c += 'a' - 'A'
 		default:
 			if flush() {
-				return m
+				return true
 			}
 			if c == '-' && i > 0 && s[i-1] == '-' {
 				modifier = true
@@ -459,8 +441,7 @@ func hasMarker(s string) mark {
 		}
 		n++
 	}
-	flush()
-	return m
+	return flush()
 }
 
 // textLen counts the non-space text bytes below n.
