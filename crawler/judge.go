@@ -6,6 +6,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/storage"
 )
 
 // The judge decides whether a page is a copy of a stored page, in two
@@ -41,17 +42,21 @@ type verdict struct {
 	// exact copy of a page stored before sketches is found as a
 	// candidate instead).
 	byDigest bool
+	// orig is the stored page's header when the look-up already read it
+	// (the digest path), so the drop record does not read it again.
+	orig *storage.Page
 }
 
 // judgeTx returns the stored page p duplicates, or nil, looking only at
 // what tx sees.
 func (c *Crawler) judgeTx(tx *bolt.Tx, p *page) (*verdict, error) {
 	if id, ok := c.store.ByDigestTx(tx, p.digest); ok {
-		fp, err := c.storedFingerprintTx(tx, id)
+		orig, err := c.store.PageHeaderTx(tx, id)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("exact match %d: %w", id, err)
 		}
-		return &verdict{id: id, reason: reasonExact, dist: contentseen.Distance(p.fp, fp), res: exactResemblance, byDigest: true}, nil
+		return &verdict{id: id, reason: reasonExact, dist: contentseen.Distance(p.fp, contentseen.Fingerprint(orig.Fingerprint)),
+			res: exactResemblance, byDigest: true, orig: orig}, nil
 	}
 	ms, err := c.index.NearTx(tx, p.fp, c.k)
 	if err != nil {
@@ -68,15 +73,6 @@ func (c *Crawler) judgeTx(tx *bolt.Tx, p *page) (*verdict, error) {
 
 // exactResemblance is what an exact copy's texts have.
 var exactResemblance = contentseen.Resemblance{Similarity: 1, Containment: 1, SizeRatio: 1}
-
-// storedFingerprintTx returns the fingerprint stored with page id.
-func (c *Crawler) storedFingerprintTx(tx *bolt.Tx, id uint64) (contentseen.Fingerprint, error) {
-	sp, err := c.store.PageHeaderTx(tx, id)
-	if err != nil {
-		return 0, fmt.Errorf("exact match %d: %w", id, err)
-	}
-	return contentseen.Fingerprint(sp.Fingerprint), nil
-}
 
 // verifyTx compares p with candidate m: a verdict when their sketches
 // agree, nil when not.

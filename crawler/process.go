@@ -265,9 +265,11 @@ func (c *Crawler) findDuplicate(tx *bolt.Tx, p *page) (*storage.DropRecord, erro
 	if err != nil || v == nil {
 		return nil, err
 	}
-	orig, err := c.store.PageHeaderTx(tx, v.id)
-	if err != nil {
-		return nil, fmt.Errorf("%s match %d: %w", v.reason, v.id, err)
+	orig := v.orig
+	if orig == nil {
+		if orig, err = c.store.PageHeaderTx(tx, v.id); err != nil {
+			return nil, fmt.Errorf("%s match %d: %w", v.reason, v.id, err)
+		}
 	}
 	return c.dropRecord(p, orig, v), nil
 }
