@@ -72,5 +72,3 @@ func (s *scratch) scanBigrams(t string, i int, dropStopWords bool) int {
 	}
 	return i
 }
-
-func isMarkRune(r rune) bool { return unicode.IsMark(r) }

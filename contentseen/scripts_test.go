@@ -3,6 +3,7 @@ package contentseen
 import (
 	"slices"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -19,7 +20,7 @@ func oneCharEdits(text string, step int, with rune) []string {
 	var out []string
 	i := 0
 	for off, r := range text {
-		if !isBigramScript(r) || isMarkRune(r) || r == with {
+		if !isBigramScript(r) || unicode.IsMark(r) || r == with {
 			continue
 		}
 		if i++; i%step == 0 {

@@ -84,7 +84,7 @@ func (r *CheckReport) area(name string) *CheckArea {
 // drop log at dropLog ("" = dir/dropped.jsonl) lists the store's drops in
 // order. It fails with ErrLocked while a crawl runs on dir; other errors
 // are what it could not read, the damage is in the report. Cost: one read
-// of the whole file plus one index look-up per page (about 15 µs each).
+// of the whole file plus one index look-up per page.
 func CheckData(ctx context.Context, dir, dropLog string, timeout time.Duration) (*CheckReport, error) {
 	if dropLog == "" {
 		dropLog = filepath.Join(dir, "dropped.jsonl")

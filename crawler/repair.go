@@ -3,6 +3,7 @@ package crawler
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -314,8 +315,7 @@ func copyRecords(tmp *bolt.DB, sub string, fn func(ids []uint64) error) error {
 		}
 		return top.Bucket([]byte(sub)).ForEach(func(k, _ []byte) error {
 			if len(k) == 8 {
-				ids = append(ids, uint64(k[0])<<56|uint64(k[1])<<48|uint64(k[2])<<40|uint64(k[3])<<32|
-					uint64(k[4])<<24|uint64(k[5])<<16|uint64(k[6])<<8|uint64(k[7]))
+				ids = append(ids, binary.BigEndian.Uint64(k))
 			}
 			return nil
 		})

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -72,19 +73,8 @@ func (m *Main) runServe(ctx context.Context, args []string) (err error) {
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer view.Close() // a stopped crawl's view reads nothing in the background
-	fmt.Fprintf(m.Stdout, "Serving the crawl in %s at http://%s/ (Ctrl-C stops)\n", joinDirs(dirs), ln.Addr())
+	fmt.Fprintf(m.Stdout, "Serving the crawl in %s at http://%s/ (Ctrl-C stops)\n", strings.Join(dirs, ", "), ln.Addr())
 	return serveUntil(ctx, ln, view)
-}
-
-func joinDirs(dirs []string) string {
-	s := ""
-	for i, d := range dirs {
-		if i > 0 {
-			s += ", "
-		}
-		s += d
-	}
-	return s
 }
 
 // listenUI listens on addr for the web view and warns on w when the
