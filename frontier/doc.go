@@ -27,6 +27,14 @@
 // stop to their old queue position, so a resumed crawl fetches at most those
 // again and never a done or failed one.
 //
+// # Queue
+//
+// Queue is the frontier as a crawler drives it without a bbolt
+// transaction: Add, Next, Finish (done and links in one step), Retry, Fail,
+// Alias. *Frontier implements it; frontier/redisfrontier implements it on a
+// Redis server shared by many worker processes. Package frontiertest holds
+// the contract suite both pass.
+//
 // # Costs
 //
 // Add: one seen look-up and two puts per URL, about 8 µs per URL in batches
