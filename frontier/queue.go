@@ -113,3 +113,9 @@ func (f *Frontier) Alias(ctx context.Context, url, outcome string) (seen bool, e
 	})
 	return seen, err
 }
+
+// Validate checks cheaply what Add checks of an item: an absolute http(s)
+// URL with a host, no fragment or white space, at most MaxURLLength bytes,
+// and a depth in range. The error wraps ErrBadURL. Other Queue
+// implementations call it so that every queue accepts the same items.
+func Validate(it Item) error { return validate(it) }

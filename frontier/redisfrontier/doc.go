@@ -1,0 +1,145 @@
+// Package redisfrontier is a frontier.Queue kept in Redis (7.0 or later)
+// and shared by any number of crawler worker processes: per-host queues,
+// politeness held across all workers, breadth-first order, a URL-seen set,
+// leases that return a dead worker's URLs to the queue, and a global
+// stored-pages budget. Every operation is one Lua script, so each is
+// atomic and costs one round trip.
+//
+// # Keys
+//
+// All keys of crawl NAME start with simcrawl:{NAME}:fr: (P below):
+//
+//	P meta          hash: format, per_host_inflight, per_host_delay
+//	P url           hash: URL -> state: p pending, i in flight, d:<outcome>, f:<reason>
+//	P n             hash: counters pending, inflight, done, failed, hosts
+//	P seq           counter: FIFO order of queued URLs
+//	P d:<host>      zset: the depths at which host has queued URLs
+//	P q:<host>:<d>  list: host's queued records at depth d, oldest first
+//	P ready         zset: hosts that may be fetched now, by head (depth<<40 | seq)
+//	P wait          zset: hosts waiting only for their delay, by time allowed (ms)
+//	P hin           hash: host -> URLs in flight
+//	P last          hash: host -> start of its last request (ms)
+//	P delay         hash: host -> SetHostDelay (ms)
+//	P retry         zset: host\nrecord, by time due (ms)
+//	P fly           hash: URL -> host\nworker\nstart\nrecord of a leased URL
+//	P w:<worker>    set: URLs leased to worker
+//	P workers       zset: worker -> lease expiry (ms)
+//	P clock         the newest script time (ms), to detect outages
+//	P stored        counter: pages claimed from the max_pages budget
+//
+// A record is the JSON array [seq, depth, url, source, attempts, seed,
+// lasterr]. Other packages keep their keys beside these under
+// simcrawl:{NAME}: (the same hash tag), never under P.
+//
+// # Politeness and order
+//
+// Next runs at Redis's clock (TIME), so workers' clocks need not agree. A
+// host is in ready when it has queued URLs, fewer than PerHostInFlight in
+// flight across all workers, and its delay (the larger of PerHostDelay and
+// SetHostDelay, counted from its last request start) has passed; it is in
+// wait, scored by the time its delay passes, when only the delay holds it
+// back; in neither when it is at its in-flight limit or has nothing
+// queued. Next moves due hosts from wait to ready, pops the ready host
+// with the smallest head (lowest depth, then oldest URL: breadth-first
+// across hosts as far as politeness allows, and within each host), leases
+// the URL, stamps the host's last start and puts it back in wait. Because
+// the pop and the stamp are one script, two request starts to a host are
+// never closer than its delay, whichever workers make them.
+//
+// SetHostDelay (a robots.txt Crawl-delay) takes effect in this process at
+// once and reaches Redis with the worker's next Next or renewal; until
+// then another worker may start one request at the default delay.
+//
+// # Leases
+//
+// A URL handed out is leased to the worker: recorded in fly and w:<worker>,
+// and the worker's entry in workers holds an expiry that every script of
+// the worker (and a goroutine every LeaseTTL/3) pushes LeaseTTL ahead.
+// When a worker dies its entry expires, and the next Next of any worker
+// returns all its URLs to the front of their queues, atomically. Leave
+// does the same at once for a worker that stops cleanly.
+//
+// Lost replies are healed both ways. A Next whose reply never arrived
+// (connection cut, ctx ended) leaves a URL leased to a worker that does not
+// know it: the renewal sends the URLs the worker holds, and leases older
+// than LeaseTTL that it does not hold go back to the queue. A completion
+// whose lease expired is still accepted if no other worker has taken the
+// URL (its queue entry becomes stale and is skipped when popped); a retry
+// of a completion that did happen is recognised by the URL's state.
+//
+// A gap of more than half a LeaseTTL since any script ran means Redis was
+// unreachable: the first script after it renews every worker's lease, so
+// a restart does not hand out the URLs of workers that are still fetching.
+//
+// Drained means nothing pending and nothing in flight under any lease,
+// live or not yet reclaimed: Next returns frontier.ErrDrained only then,
+// and waits for the leases of dead workers to expire first.
+//
+// # Budget
+//
+// ClaimPage(ctx, max) is an atomic check-and-increment of P stored: a
+// worker claims one page before it commits a stored page and calls
+// ReturnPage if the commit fails or the page turns out not to be stored.
+// The sum of claims never exceeds max across workers; a worker that dies
+// between claim and store leaves its claim taken (the budget errs on the
+// side of storing fewer pages, by at most one per dead worker).
+//
+// # Redis restarts and lost writes
+//
+// While Redis is unreachable, restarting or loading, every call retries
+// with backoff (50ms doubling to 2s) until its context ends; Close ends a
+// waiting Next. Scripts are loaded again after a restart by go-redis
+// (EVALSHA falls back to EVAL).
+//
+// With appendonly yes and appendfsync everysec, a crash loses at most the
+// last second of writes, as whole scripts (a script's effects are one
+// MULTI/EXEC in the AOF), so the keys stay consistent with each other.
+// What that second costs:
+//
+//   - a lost Next: the URL is pending again in Redis while a worker fetches
+//     it. The worker's Finish still completes it if nobody took it; if
+//     another worker did, the URL is fetched twice and the first Finish
+//     returns frontier.ErrNotInFlight (ContentSeen drops the second copy).
+//   - a lost Finish (done and links together): the URL is still leased to
+//     the worker, which no longer holds it, so its renewal returns it to the
+//     queue after LeaseTTL and it is fetched again, links and all. Nothing
+//     is lost; the page is fetched twice.
+//   - a lost Add of seeds: the seeds are not queued; run the seeding
+//     command again (Add skips what is known).
+//   - a lost Retry or Fail: as a lost Finish (fetched once more).
+//   - lost claims of the budget: up to one second of claims are given back,
+//     so a crawl may store that many pages past max_pages.
+//
+// So a URL is never lost and at most one second of work is fetched again.
+//
+// # Redis Cluster
+//
+// All frontier keys of one crawl share the hash tag {NAME}, so they sit in
+// one slot of one master, and every script stays atomic there (the
+// scripts build host keys from the prefix; they are in the declared key's
+// slot). One master therefore holds one crawl's frontier. The plan past
+// that: S shards with tags {NAME/0} ... {NAME/S-1}, a URL's shard chosen
+// by a hash of its host, so a host's queues, politeness state and its
+// URLs' seen entries share a slot and stay atomic; Next asks the shards in
+// turn (one script each, one round trip when the first has work);
+// Finish groups the links by shard and pipelines one script per shard,
+// queueing the links before marking the page done, so a crash between
+// them costs a refetch, never a lost link; drained is every shard drained;
+// the budget counter lives in shard 0.
+//
+// Arithmetic for 1 billion pages (see the README for measured bytes): the
+// URL-seen hash costs about the URL's length plus 50 bytes per URL ever
+// seen, about 120 GB for 1e9 URLs of 70 bytes; a queued URL costs about
+// another 100 bytes while it waits. At 25 GB of data per master that is
+// about 6 masters for seen alone; keeping a 64-bit URL fingerprint instead
+// of the URL in the seen hash would halve it.
+//
+// # Caveats
+//
+// PerHostInFlight and PerHostDelay hold across the crawl and must be the
+// same for every worker (Open checks). Next asks Redis at least every Poll
+// while it waits, since other workers' changes are not pushed to it.
+// Hosts idle past their delay are forgotten (hin, last); hosts that go
+// idle within their delay keep two small hash entries. Stats are the
+// counts returned with this worker's newest call.
+package redisfrontier
