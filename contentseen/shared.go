@@ -73,7 +73,7 @@ type Claimed struct {
 //     back as conflicts, to judge in turn. Of two claims within K of each
 //     other, the second to run therefore always sees the first.
 //  3. After the page's store has committed (in the worker's own data
-//     directory), Confirm makes the entry committed. A caller that will
+//     directory), Confirm(Seq, ID) makes the entry committed. A caller that will
 //     not store the page calls Release.
 //
 // A pending entry holds a lease (the index's lease duration, counted on the
@@ -108,19 +108,22 @@ type Shared interface {
 	// Claim inserts e (its Seq, Pending, Deadline and Distance ignored) as
 	// a pending entry unless a live entry within K of e.Fingerprint or with
 	// its digest was claimed after tok; see Claimed. A token older than the
-	// index keeps (implementation-defined, thousands of claims) gives
-	// ErrStaleToken: Lookup again.
+	// index keeps (SharedOptions.MaxLag claims), or ahead of the index (it
+	// lost its last writes in a crash), gives ErrStaleToken: Lookup again.
 	Claim(ctx context.Context, e Entry, tok Token) (Claimed, error)
 
-	// Confirm commits the pending entry seq: it is never purged after. It
-	// is a no-op on a committed entry and returns ErrLeaseLost for one
-	// purged or released.
-	Confirm(ctx context.Context, seq uint64) error
+	// Confirm commits the pending entry seq claimed with ID id: it is never
+	// purged after. It is a no-op on a committed entry and returns
+	// ErrLeaseLost for one purged or released. The id guards against a
+	// seq given again after the shared store lost its last writes (a
+	// crash of Redis): an entry seq with another ID counts as gone.
+	Confirm(ctx context.Context, seq uint64, id string) error
 
-	// Release removes the pending entry seq (the caller will not store the
-	// page). It is a no-op for an entry already gone and returns
-	// ErrCommitted for a committed one.
-	Release(ctx context.Context, seq uint64) error
+	// Release removes the pending entry seq claimed with ID id (the
+	// caller will not store the page). It is a no-op for an entry already
+	// gone (or with another ID) and returns ErrCommitted for a committed
+	// one.
+	Release(ctx context.Context, seq uint64, id string) error
 
 	// Close releases the client (not the shared data). Later calls return
 	// ErrClosed.
@@ -152,8 +155,8 @@ type Verdict struct {
 	// Wait is set when the page is a copy of a live pending entry and of no
 	// committed one: decide again after Wait.Deadline (requeue the page).
 	Wait *Entry
-	// Seq is set when the page was claimed: store it, then Confirm(Seq), or
-	// Release(Seq) if it is not stored.
+	// Seq is set when the page was claimed: store it, then Confirm(Seq,
+	// ID), or Release(Seq, ID) if it is not stored.
 	Seq uint64
 }
 

@@ -46,7 +46,7 @@ func ExampleJudge() {
 			return "wait for " + v.Wait.ID
 		}
 		// ... the worker stores the page in its data directory, then:
-		if err := idx.Confirm(ctx, v.Seq); err != nil {
+		if err := idx.Confirm(ctx, v.Seq, e.ID); err != nil {
 			log.Fatal(err)
 		}
 		return "stored"

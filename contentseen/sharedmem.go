@@ -160,7 +160,7 @@ func (x *SharedMem) Claim(ctx context.Context, e Entry, tok Token) (Claimed, err
 	now := x.now()
 	x.purge(now)
 	if uint64(tok) > x.seq {
-		return Claimed{}, fmt.Errorf("contentseen: claim: token %d ahead of the index (%d claims)", tok, x.seq)
+		return Claimed{}, fmt.Errorf("contentseen: claim: token %d ahead of the index (%d claims): %w", tok, x.seq, ErrStaleToken)
 	}
 	lag := x.seq - uint64(tok)
 	if lag > uint64(x.opts.MaxLag) {
@@ -203,7 +203,7 @@ func (x *SharedMem) Claim(ctx context.Context, e Entry, tok Token) (Claimed, err
 }
 
 // Confirm implements Shared.
-func (x *SharedMem) Confirm(ctx context.Context, seq uint64) error {
+func (x *SharedMem) Confirm(ctx context.Context, seq uint64, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -214,7 +214,7 @@ func (x *SharedMem) Confirm(ctx context.Context, seq uint64) error {
 	}
 	x.purge(x.now())
 	e, ok := x.entries[seq]
-	if !ok {
+	if !ok || e.ID != id {
 		return fmt.Errorf("contentseen: confirm %d: %w", seq, ErrLeaseLost)
 	}
 	e.Pending, e.Deadline = false, time.Time{}
@@ -223,7 +223,7 @@ func (x *SharedMem) Confirm(ctx context.Context, seq uint64) error {
 }
 
 // Release implements Shared.
-func (x *SharedMem) Release(ctx context.Context, seq uint64) error {
+func (x *SharedMem) Release(ctx context.Context, seq uint64, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -233,7 +233,7 @@ func (x *SharedMem) Release(ctx context.Context, seq uint64) error {
 		return ErrClosed
 	}
 	e, ok := x.entries[seq]
-	if !ok {
+	if !ok || e.ID != id {
 		return nil
 	}
 	if !e.Pending {

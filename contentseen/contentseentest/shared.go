@@ -114,10 +114,10 @@ func testClaimConfirm(t *testing.T, open Open) {
 		t.Fatalf("pending entry: Pending %v Seq %d (claim %d) Distance %d Deadline %v, want pending, same seq, 2, a deadline",
 			got.Pending, got.Seq, c.Seq, got.Distance, got.Deadline)
 	}
-	if err := s.Confirm(ctx, c.Seq); err != nil {
+	if err := s.Confirm(ctx, c.Seq, e.ID); err != nil {
 		t.Fatalf("Confirm: %v", err)
 	}
-	if err := s.Confirm(ctx, c.Seq); err != nil {
+	if err := s.Confirm(ctx, c.Seq, e.ID); err != nil {
 		t.Fatalf("Confirm again: %v, want nil (idempotent)", err)
 	}
 	es, _ = lookup(t, s, near, [16]byte{})
@@ -218,24 +218,35 @@ func testRelease(t *testing.T, open Open) {
 	e := Entry("w/1", 0x1234, 1)
 	_, tok := lookup(t, s, e.Fingerprint, e.Digest)
 	c := claim(t, s, e, tok)
-	if err := s.Release(ctx, c.Seq); err != nil {
+	if err := s.Release(ctx, c.Seq, e.ID); err != nil {
 		t.Fatalf("Release: %v", err)
 	}
-	if err := s.Release(ctx, c.Seq); err != nil {
+	if err := s.Release(ctx, c.Seq, e.ID); err != nil {
 		t.Fatalf("Release again: %v, want nil", err)
 	}
 	if es, _ := lookup(t, s, e.Fingerprint, e.Digest); len(es) != 0 {
 		t.Fatalf("Lookup after Release = %v, want none", seqs(es))
 	}
-	if err := s.Confirm(ctx, c.Seq); !errors.Is(err, contentseen.ErrLeaseLost) {
+	if err := s.Confirm(ctx, c.Seq, e.ID); !errors.Is(err, contentseen.ErrLeaseLost) {
 		t.Fatalf("Confirm after Release = %v, want ErrLeaseLost", err)
 	}
 	// The released claim does not conflict with a claim made with the old token.
-	c2 := claim(t, s, Entry("w/2", e.Fingerprint, 2), tok)
-	if err := s.Confirm(ctx, c2.Seq); err != nil {
+	e2 := Entry("w/2", e.Fingerprint, 2)
+	c2 := claim(t, s, e2, tok)
+	// Another ID does not confirm or release it.
+	if err := s.Confirm(ctx, c2.Seq, e.ID); !errors.Is(err, contentseen.ErrLeaseLost) {
+		t.Fatalf("Confirm with another ID = %v, want ErrLeaseLost", err)
+	}
+	if err := s.Release(ctx, c2.Seq, e.ID); err != nil {
+		t.Fatalf("Release with another ID = %v, want nil (not ours)", err)
+	}
+	if err := s.Confirm(ctx, c2.Seq, e2.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Release(ctx, c2.Seq); !errors.Is(err, contentseen.ErrCommitted) {
+	if es, _ := lookup(t, s, e.Fingerprint, [16]byte{}); len(es) != 1 || es[0].Seq != c2.Seq || es[0].Pending {
+		t.Fatalf("Lookup after Confirm = %v, want committed seq %d", seqs(es), c2.Seq)
+	}
+	if err := s.Release(ctx, c2.Seq, e2.ID); !errors.Is(err, contentseen.ErrCommitted) {
 		t.Fatalf("Release of a committed entry = %v, want ErrCommitted", err)
 	}
 }
@@ -269,11 +280,11 @@ func testLease(t *testing.T, open Open) {
 	}
 	// ...and a copy claimed with a token from before a's claim is stored.
 	cl := claim(t, b, live, tok)
-	if err := b.Confirm(ctx, cl.Seq); err != nil {
+	if err := b.Confirm(ctx, cl.Seq, live.ID); err != nil {
 		t.Fatal(err)
 	}
 	// The claim purged a's entry: a late Confirm says so.
-	if err := a.Confirm(ctx, cd.Seq); !errors.Is(err, contentseen.ErrLeaseLost) {
+	if err := a.Confirm(ctx, cd.Seq, dead.ID); !errors.Is(err, contentseen.ErrLeaseLost) {
 		t.Fatalf("Confirm after the lease ended and a claim = %v, want ErrLeaseLost", err)
 	}
 	es, _ = lookup(t, a, fp, dead.Digest)
@@ -312,8 +323,8 @@ func testBadInput(t *testing.T, open Open) {
 	if _, err := s.Claim(context.Background(), e, 0); err == nil {
 		t.Fatal("Claim of an entry with a huge URL: no error")
 	}
-	if c, err := s.Claim(context.Background(), Entry("w/2", 2, 2), 1<<40); err == nil {
-		t.Fatalf("Claim with a token from the future = %+v, want an error", c)
+	if c, err := s.Claim(context.Background(), Entry("w/2", 2, 2), 1<<40); !errors.Is(err, contentseen.ErrStaleToken) {
+		t.Fatalf("Claim with a token from the future = %+v, %v, want ErrStaleToken", c, err)
 	}
 }
 
@@ -329,7 +340,7 @@ func testClose(t *testing.T, open Open) {
 	if _, err := s.Claim(ctx, Entry("w/1", 1, 1), 0); !errors.Is(err, contentseen.ErrClosed) {
 		t.Errorf("Claim after Close = %v, want ErrClosed", err)
 	}
-	if err := s.Confirm(ctx, 1); !errors.Is(err, contentseen.ErrClosed) {
+	if err := s.Confirm(ctx, 1, "w/1"); !errors.Is(err, contentseen.ErrClosed) {
 		t.Errorf("Confirm after Close = %v, want ErrClosed", err)
 	}
 	if err := s.Close(); !errors.Is(err, contentseen.ErrClosed) {
@@ -371,7 +382,7 @@ func testOracle(t *testing.T, open Open) {
 				e.Seq = c.Seq
 				switch i % 10 {
 				case 0, 1, 2, 3, 4, 5, 6:
-					if err := s.Confirm(ctx, c.Seq); err != nil {
+					if err := s.Confirm(ctx, c.Seq, e.ID); err != nil {
 						t.Fatal(err)
 					}
 					live = append(live, e)
@@ -379,7 +390,7 @@ func testOracle(t *testing.T, open Open) {
 					e.Pending = true
 					live = append(live, e)
 				case 9:
-					if err := s.Release(ctx, c.Seq); err != nil {
+					if err := s.Release(ctx, c.Seq, e.ID); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -494,7 +505,7 @@ func testConcurrent(t *testing.T, open Open, copies bool) {
 						}
 						break
 					}
-					if err := s.Confirm(context.Background(), v.Seq); err != nil {
+					if err := s.Confirm(context.Background(), v.Seq, e.ID); err != nil {
 						errs <- err
 						return
 					}
