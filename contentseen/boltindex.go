@@ -31,6 +31,10 @@ type BoltOptions struct {
 	// NoSync skips fsync on commit (tests, bulk builds). Only for OpenBolt;
 	// with NewBoltIndex the caller sets db.NoSync.
 	NoSync bool
+	// ReadOnly reads a writable db as if it were opened read-only: the
+	// index's buckets are only checked, no merge runs, and the caller must
+	// not add. For checking a database before anything writes to it.
+	ReadOnly bool
 }
 
 // BoltIndex is an Index stored in a bbolt database, under one top-level
@@ -72,6 +76,8 @@ type BoltIndex struct {
 	scheme string
 	db     *bolt.DB
 	ownsDB bool // opened by OpenBolt: Close closes db
+	// readOnly: db is read-only or BoltOptions.ReadOnly was set
+	readOnly bool
 
 	bucket     []byte // top-level bucket name
 	blockLimit int    // largest block value written, bytes; tests lower it
@@ -161,8 +167,10 @@ func NewBoltIndex(db *bolt.DB, o BoltOptions) (*BoltIndex, error) {
 		scheme: o.Scheme,
 		db:     db,
 		bucket: []byte(o.Bucket),
-		reqs:   make(chan *request, 1024),
-		done:   make(chan struct{}),
+
+		readOnly: db.IsReadOnly() || o.ReadOnly,
+		reqs:     make(chan *request, 1024),
+		done:     make(chan struct{}),
 
 		blockLimit: maxBlock,
 		delta:      newDeltaState(o.Layout),
@@ -172,7 +180,7 @@ func NewBoltIndex(db *bolt.DB, o BoltOptions) (*BoltIndex, error) {
 		return nil, fmt.Errorf("contentseen: layout %s has %d tables, at most 256 fit the storage format", o.Layout.Name(), o.Layout.Tables())
 	}
 	check := x.checkMeta
-	if !db.IsReadOnly() {
+	if !x.readOnly {
 		check = x.initMeta
 	}
 	if err := check(db); err != nil {
@@ -182,7 +190,7 @@ func NewBoltIndex(db *bolt.DB, o BoltOptions) (*BoltIndex, error) {
 		return nil, err
 	}
 	go x.commitLoop()
-	if !db.IsReadOnly() {
+	if !x.readOnly {
 		ctx, cancel := context.WithCancel(context.Background())
 		x.stopMerge = cancel
 		x.mergeKick, x.mergeDone = make(chan struct{}, 1), make(chan struct{})

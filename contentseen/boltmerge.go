@@ -125,7 +125,7 @@ func (x *BoltIndex) Checkpoint(ctx context.Context) error {
 	if x.closed {
 		return ErrClosed
 	}
-	if x.db.IsReadOnly() {
+	if x.readOnly {
 		return fmt.Errorf("contentseen: checkpoint: read-only database")
 	}
 	// A frozen delta left by an interrupted merge first, then the rest.

@@ -44,7 +44,10 @@ func (r *CheckReport) OK() bool {
 	return true
 }
 
-// Err is nil when OK, else a DamageError naming the first problem.
+// Err is nil when OK. Else it names the first problem: a DamageError for
+// crawl.db, or, when only the drop log disagrees with the store, an error
+// wrapping ErrDropLogMismatch, as the crawl's own open gives (the store is
+// sound; the log is the one to move away or rewrite).
 func (r *CheckReport) Err() error {
 	for _, a := range r.Areas {
 		if len(a.Problems) > 0 {
@@ -52,11 +55,10 @@ func (r *CheckReport) Err() error {
 			if n := r.problems(); n > 1 {
 				what += fmt.Sprintf(" (and %d more problem%s)", n-1, plural(n-1))
 			}
-			file := filepath.Join(r.Dir, DBFile)
-			if a.Name == "drop log" {
-				file = r.DropLog
+			if a.Name == logArea {
+				return dropLogMismatch(r.DropLog, what)
 			}
-			return &DamageError{Dir: r.Dir, File: file, What: what}
+			return &DamageError{Dir: r.Dir, File: filepath.Join(r.Dir, DBFile), What: what}
 		}
 	}
 	return nil
@@ -104,10 +106,10 @@ func CheckData(ctx context.Context, dir, dropLog string, timeout time.Duration) 
 		return rep, nil
 	}
 	file.Summary = fmt.Sprintf("%s, %d bytes", path, st.Size())
-	db, err := openDB(dir, true, timeout)
+	db, walk, err := openDB(dir, true, timeout)
 	var de *DamageError
 	if errors.As(err, &de) {
-		file.Problems = append(file.Problems, structureProblems(path, de.What)...)
+		file.Problems = append(file.Problems, structureProblems(walk, de.What)...)
 		if lines, _ := countLines(dropLog); st.Size() == 0 && lines > 0 {
 			file.Problems = append(file.Problems, fmt.Sprintf("the drop log %s has %d lines: the store of this crawl is lost", dropLog, lines))
 		}
@@ -117,13 +119,7 @@ func CheckData(ctx context.Context, dir, dropLog string, timeout time.Duration) 
 		return nil, err
 	}
 	defer db.Close()
-	f, err := os.Open(path)
-	if err == nil {
-		if br, werr := boltcheck.Walk(f, st.Size()); werr == nil {
-			file.Summary += fmt.Sprintf(", %d pages of %d bytes, %d buckets, %d keys, transaction %d", br.HighWater, br.PageSize, br.Buckets, br.Keys, br.Txid)
-		}
-		f.Close()
-	}
+	file.Summary += fmt.Sprintf(", %d pages of %d bytes, %d buckets, %d keys, transaction %d", walk.HighWater, walk.PageSize, walk.Buckets, walk.Keys, walk.Txid)
 	rep.area("bbolt").Summary = "structure and bbolt's consistency check passed"
 	err = guard(dir, func() error { return checkContent(ctx, db, dir, dropLog, rep) })
 	if errors.As(err, &de) {
@@ -145,10 +141,14 @@ type pageFP struct {
 // fingerprinted (a crawl with ContentSeen off stores fingerprint 0).
 func (p pageFP) indexed() bool { return !p.thin && p.fp != 0 }
 
+// logArea names the drop log's CheckArea.
+const logArea = "drop log"
+
 // checkContent checks what the data means, on a file whose structure is
-// sound: the areas after "bbolt" in CheckReport.
+// sound: the areas after "bbolt" in CheckReport, the drop log at dropLog
+// last unless dropLog is "". It never writes, on a writable db too.
 func checkContent(ctx context.Context, db *bolt.DB, dir, dropLog string, rep *CheckReport) error {
-	store, err := storage.New(db, storage.Options{})
+	store, err := storage.New(db, storage.Options{ReadOnly: true})
 	pages := rep.area("pages")
 	if err != nil {
 		pages.Problems = append(pages.Problems, err.Error())
@@ -221,7 +221,9 @@ func checkContent(ctx context.Context, db *bolt.DB, dir, dropLog string, rep *Ch
 	if s.InFlight > 0 {
 		fr.Notes = append(fr.Notes, fmt.Sprintf("%d URLs in flight when the crawl stopped: a resumed crawl fetches them again", s.InFlight))
 	}
-	checkLog(ctx, dropLog, store, rep.area("drop log"))
+	if dropLog != "" {
+		checkLog(ctx, dropLog, store, rep.area(logArea))
+	}
 	return nil
 }
 
@@ -254,7 +256,7 @@ func checkIndex(db *bolt.DB, fps []pageFP, a *CheckArea) {
 		a.Problems = append(a.Problems, fmt.Sprintf("layout %q: %v", layout, err))
 		return
 	}
-	x, err := contentseen.NewBoltIndex(db, contentseen.BoltOptions{Layout: l, Scheme: scheme})
+	x, err := contentseen.NewBoltIndex(db, contentseen.BoltOptions{Layout: l, Scheme: scheme, ReadOnly: true})
 	if err != nil {
 		a.Problems = append(a.Problems, err.Error())
 		return
@@ -350,27 +352,18 @@ type eofReader struct{}
 
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 
-// structureProblems lists the structural problems of the file at path one
-// by one (what, a DamageError's joined text, when it cannot be read again).
-func structureProblems(path, what string) []string {
-	f, err := os.Open(path)
-	if err != nil {
+// structureProblems lists the structural problems one by one: those of
+// the walk's report, or what (a DamageError's joined text) when the walk
+// found nothing (bbolt's own check did) or did not run.
+func structureProblems(walk *boltcheck.Report, what string) []string {
+	if walk == nil || walk.OK() {
 		return []string{what}
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return []string{what}
-	}
-	rep, err := boltcheck.Walk(f, st.Size())
-	if err != nil || rep.OK() {
-		return []string{what} // bbolt's own check found it
 	}
 	var ps []string
-	for _, p := range rep.Problems {
+	for _, p := range walk.Problems {
 		ps = append(ps, p.String())
 	}
-	if rep.Truncated {
+	if walk.Truncated {
 		ps = append(ps, "(and more: the first 100 are listed)")
 	}
 	return ps

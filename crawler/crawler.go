@@ -111,7 +111,7 @@ func Open(opts Options) (_ *Crawler, err error) {
 	if err := refuseLostStore(opts.DataDir, opts.DropLog); err != nil {
 		return nil, err
 	}
-	db, err := OpenWritable(opts.DataDir, opts.DropLog, opts.OpenTimeout)
+	db, err := OpenWritable(opts.DataDir, opts.OpenTimeout)
 	if err != nil {
 		return nil, err
 	}

@@ -222,11 +222,25 @@ func TestDropLogMatchedLineByLine(t *testing.T) {
 		}
 		before := fileHash(t, opts.DropLog)
 		_, err := Open(opts)
-		if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "line 2") {
-			t.Fatalf("Open: err = %v, want the drop log's line 2 named", err)
+		if !errors.Is(err, ErrDropLogMismatch) || errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "line 2") {
+			t.Fatalf("Open: err = %v, want ErrDropLogMismatch (not ErrDamaged: crawl.db is sound) naming the drop log's line 2", err)
 		}
 		if fileHash(t, opts.DropLog) != before {
 			t.Error("the damaged drop log was changed")
+		}
+		// crawl check says the same: the drop log, not crawl.db.
+		rep, err := CheckData(context.Background(), opts.DataDir, opts.DropLog, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = rep.Err()
+		if !errors.Is(err, ErrDropLogMismatch) || errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "line 2") {
+			t.Errorf("CheckReport.Err = %v, want ErrDropLogMismatch naming line 2", err)
+		}
+		for _, a := range rep.Areas {
+			if len(a.Problems) > 0 && a.Name != logArea {
+				t.Errorf("area %s has problems %q; only the drop log is wrong", a.Name, a.Problems)
+			}
 		}
 	})
 	t.Run("crash tail is appended", func(t *testing.T) {
@@ -411,5 +425,45 @@ func TestRepairRequeuesLostPages(t *testing.T) {
 		if !judged(u) {
 			t.Errorf("%s was dropped before repair; after it and a resume it is neither stored nor dropped", u)
 		}
+	}
+}
+
+// A file sound in structure whose content disagrees (a page record gone
+// while its drops and index entry remain) is refused by a resume, which
+// checks it on the database it opened for writing and writes nothing, and
+// by OpenWritable.
+func TestOpenRefusesContentDamageUnwritten(t *testing.T) {
+	opts := crawledDir(t)
+	path := filepath.Join(opts.DataDir, DBFile)
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket([]byte("pages")).Bucket([]byte("meta"))
+		k, _ := meta.Cursor().First()
+		if k == nil {
+			return errors.New("no page stored")
+		}
+		return meta.Delete(k)
+	})
+	if err := errors.Join(err, db.Close()); err != nil {
+		t.Fatal(err)
+	}
+	before := fileHash(t, path)
+	_, err = Open(opts)
+	wantDamage(t, "Open (resume)", err, path)
+	_, err = OpenWritable(opts.DataDir, 0)
+	wantDamage(t, "OpenWritable", err, path)
+	if fileHash(t, path) != before {
+		t.Error("the damaged file was written to")
+	}
+	// The lock was released: a reader opens it.
+	d, err := OpenData(opts.DataDir, 0)
+	if err != nil {
+		t.Fatalf("OpenData after the refused opens: %v", err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

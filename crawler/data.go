@@ -46,7 +46,7 @@ func OpenData(dir string, timeout time.Duration) (*Data, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("crawler: no crawl data in %s: %w", dir, err)
 	}
-	db, err := openDB(dir, true, timeout)
+	db, _, err := openDB(dir, true, timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func OpenData(dir string, timeout time.Duration) (*Data, error) {
 func (d *Data) Recover(err *error) {
 	debug.SetPanicOnFault(d.faultWas)
 	if p := recover(); p != nil {
-		*err = damaged(d.Dir, filepath.Join(d.Dir, DBFile), fmt.Errorf("reading it failed: %v", p))
+		*err = panicDamage(d.Dir, p)
 		return
 	}
 	// The file passed the structural checks, so a record that does not
@@ -181,9 +181,16 @@ func (d *Data) Skipped(fn func(url, reason string) error) error {
 }
 
 // FailedItems calls fn for every URL the crawl recorded as failed, in URL
-// order, with its depth, attempts and last error (the reason).
+// order, with its depth, attempts and last error (Item.LastError, the
+// reason `crawl failed` prints).
 func (d *Data) FailedItems(fn func(frontier.Item) error) error {
 	return d.DB.View(func(tx *bolt.Tx) error { return frontier.ReadFailedItems(tx, "", fn) })
+}
+
+// Failed calls fn for every URL the crawl recorded as failed, with the
+// reason, in URL order: FailedItems without the items.
+func (d *Data) Failed(fn func(url, reason string) error) error {
+	return d.FailedItems(func(it frontier.Item) error { return fn(it.URL, it.LastError) })
 }
 
 // Queued returns how many URLs each host (frontier.HostKey) still has
@@ -196,10 +203,4 @@ func (d *Data) Queued() (map[string]int, error) {
 		return err
 	})
 	return q, err
-}
-
-// Failed calls fn for every URL the crawl recorded as failed, with the
-// reason, in URL order.
-func (d *Data) Failed(fn func(url, reason string) error) error {
-	return d.DB.View(func(tx *bolt.Tx) error { return frontier.ReadFailed(tx, "", fn) })
 }

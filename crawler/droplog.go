@@ -14,9 +14,18 @@ import (
 	"github.com/simcrawl/simcrawl/storage"
 )
 
-// ErrDropLogMismatch is wrapped by Open's error when the drop log does not
-// list the store's drops in order: lines were deleted, edited or added.
+// ErrDropLogMismatch is wrapped by Open's error, and by CheckReport.Err,
+// when the drop log does not list the store's drops in order: lines were
+// deleted, edited or added. The store is sound; nothing was changed.
 var ErrDropLogMismatch = errors.New("crawler: drop log disagrees with the store")
+
+// dropLogMismatch is the error for the drop log at path that disagrees
+// with the store as what says.
+func dropLogMismatch(path, what string) error {
+	return fmt.Errorf("%w: %s: %s; nothing was changed. `crawl check --data DIR` compares them; "+
+		"`crawl repair --data DIR --out NEWDIR` writes a directory whose drop log is rewritten from the store "+
+		"(or move this log away and the crawl writes it again from the store)", ErrDropLogMismatch, path, what)
+}
 
 // reconcileDropLog checks the drop log against the store's drops, which
 // are the truth, line by line: line i must be drop i (same URL and
@@ -38,9 +47,7 @@ func reconcileDropLog(ctx context.Context, path string, st *storage.Store) error
 		return fmt.Errorf("crawler: drop log %s: %w", path, err)
 	}
 	if m.problem != "" {
-		return fmt.Errorf("%w: %s: %s; nothing was changed. `crawl check --data DIR` compares them; "+
-			"`crawl repair --data DIR --out NEWDIR` writes a directory whose drop log is rewritten from the store "+
-			"(or move this log away and the crawl writes it again from the store)", ErrDropLogMismatch, path, m.problem)
+		return dropLogMismatch(path, m.problem)
 	}
 	if m.torn == 0 && m.missing == 0 {
 		return nil

@@ -44,17 +44,18 @@ func damaged(dir, file string, what error) error {
 }
 
 // openDB opens the bbolt file of data directory dir after checking it, and
-// returns it only if sound: it takes the file's lock itself (shared for
-// readOnly, exclusive otherwise; ErrLocked after timeout), reads every page
-// bbolt would follow with bounds checks (boltcheck.Walk), then lets bbolt
-// open the same locked file and runs bbolt's own consistency check
-// (Tx.Check) in a read transaction. Nothing is written before both pass.
-// A file that does not exist is created (bbolt initialises it) unless
-// readOnly; one of 0 bytes is initialised too. Cost: one read of the file
-// by each check before the command starts: `crawl stats` on a 67 MB
-// directory of 20,000 pages took 4.2 s instead of 2.7 s, 85 MB resident
-// instead of 30 (medians of 3, load 26-34 on a shared 2-core machine).
-func openDB(dir string, readOnly bool, timeout time.Duration) (db *bolt.DB, err error) {
+// returns it only if sound, with the report of the structure walk (nil for
+// a new or empty file, which has nothing to walk). It takes the file's lock
+// itself (shared for readOnly, exclusive otherwise; ErrLocked after
+// timeout, see lockDir) and keeps it: it reads every page bbolt would
+// follow with bounds checks (boltcheck.Walk), then lets bbolt open the same
+// locked file and runs bbolt's own consistency check (Tx.Check) in a read
+// transaction. Nothing is written before both pass. A damaged file gives a
+// DamageError and, when the walk found it, the walk's report. A file that
+// does not exist is created (bbolt initialises it) unless readOnly; one of
+// 0 bytes is initialised too. Cost: the walk reads the file once, Tx.Check
+// reads it again through bbolt's mapping (from the page cache).
+func openDB(dir string, readOnly bool, timeout time.Duration) (db *bolt.DB, walk *boltcheck.Report, err error) {
 	path := filepath.Join(dir, DBFile)
 	flag := os.O_RDONLY
 	if !readOnly {
@@ -62,60 +63,68 @@ func openDB(dir string, readOnly bool, timeout time.Duration) (db *bolt.DB, err 
 	}
 	f, err := os.OpenFile(path, flag, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("crawler: open %s: %w", path, err)
+		return nil, nil, fmt.Errorf("crawler: open %s: %w", path, err)
 	}
-	handed := false // bbolt owns f once Open succeeds
+	handed := false // bbolt owns f once Open is called
 	defer func() {
 		if !handed {
 			f.Close()
 		}
 	}()
-	if err := lockFile(f, !readOnly, timeout); err != nil {
-		if errors.Is(err, errLockTimeout) {
-			how := "wait for it to finish or stop it"
-			if readOnly {
-				how = "run this again when the crawl has stopped"
-			}
-			return nil, fmt.Errorf("%w: %s (%s)", ErrLocked, dir, how)
-		}
-		return nil, fmt.Errorf("crawler: lock %s: %w", path, err)
+	if err := lockDir(f, dir, !readOnly, timeout); err != nil {
+		return nil, nil, err
 	}
 	st, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("crawler: %w", err)
+		return nil, nil, fmt.Errorf("crawler: %w", err)
 	}
 	if st.Size() > 0 {
-		rep, err := boltcheck.Walk(f, st.Size())
+		walk, err = boltcheck.Walk(f, st.Size())
 		if err != nil {
-			return nil, fmt.Errorf("crawler: check %s: %w", path, err)
+			return nil, nil, fmt.Errorf("crawler: check %s: %w", path, err)
 		}
-		if !rep.OK() {
-			return nil, damaged(dir, path, rep.Err())
+		if !walk.OK() {
+			return nil, walk, damaged(dir, path, walk.Err())
 		}
 	} else if readOnly {
-		return nil, damaged(dir, path, errors.New("the file is empty (0 bytes)"))
+		return nil, nil, damaged(dir, path, errors.New("the file is empty (0 bytes)"))
 	}
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {
-			err = damaged(dir, path, fmt.Errorf("bbolt: %v", p))
-			if db != nil {
-				db.Close()
-				db = nil
-			}
-			handed = true // db.Close closed it, or bbolt.Open did
+			err = panicDamage(dir, p)
+		}
+		if err != nil && db != nil {
+			err = errors.Join(err, db.Close())
+			db = nil
 		}
 	}()
+	handed = true // bbolt.Open closes f on failure, db.Close after
 	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, ReadOnly: readOnly,
 		OpenFile: func(string, int, os.FileMode) (*os.File, error) { return f, nil }})
-	handed = true
 	if err != nil {
-		return nil, fmt.Errorf("crawler: open %s: %w", path, err)
+		return nil, walk, fmt.Errorf("crawler: open %s: %w", path, err)
 	}
 	if err := checkTx(db); err != nil {
-		return nil, errors.Join(damaged(dir, path, err), db.Close())
+		return db, walk, damaged(dir, path, err) // the deferred func closes db
 	}
-	return db, nil
+	return db, walk, nil
+}
+
+// lockDir takes the lock of data directory dir's crawl.db, open as f:
+// exclusive for a writer, shared for a reader. When another process holds
+// it past timeout, the error wraps ErrLocked and says what to do.
+func lockDir(f *os.File, dir string, exclusive bool, timeout time.Duration) error {
+	err := lockFile(f, exclusive, timeout)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errLockTimeout) && exclusive:
+		return fmt.Errorf("%w: %s (wait for it to finish or stop it)", ErrLocked, dir)
+	case errors.Is(err, errLockTimeout):
+		return fmt.Errorf("%w: %s (run this again when the crawl has stopped)", ErrLocked, dir)
+	}
+	return fmt.Errorf("crawler: lock %s: %w", f.Name(), err)
 }
 
 // checkTx runs bbolt's Tx.Check and returns its first errors joined.
@@ -142,37 +151,51 @@ func checkTx(db *bolt.DB) error {
 	return fmt.Errorf("bbolt's consistency check: %s", strings.Join(errs, "; "))
 }
 
-// guard runs fn, turning a panic or memory fault inside it (bbolt asserting
-// on a page, a decoder slicing out of range) into an error naming the file.
-// It is the boundary every read of a data directory goes through.
+// panicDamage is the DamageError for a panic or memory fault p met while
+// reading dir's crawl.db (bbolt asserting on a page, a decoder slicing out
+// of range): the boundary between a damaged file and a crash. Every
+// recover of a read of a data directory goes through it.
+func panicDamage(dir string, p any) error {
+	return damaged(dir, filepath.Join(dir, DBFile), fmt.Errorf("reading it failed: %v", p))
+}
+
+// guard runs fn, turning a panic or memory fault inside it into a
+// DamageError naming the file (panicDamage).
 func guard(dir string, fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {
-			err = damaged(dir, filepath.Join(dir, DBFile), fmt.Errorf("reading it failed: %v", p))
+			err = panicDamage(dir, p)
 		}
 	}()
 	return fn()
 }
 
 // OpenWritable opens the bbolt file of data directory dir for writing, and
-// only if it checks clean: a file with data is first checked whole
-// (CheckData, with the drop log at dropLog, "" for dir/dropped.jsonl),
-// then opened with openDB's checks, so nothing writes to a damaged file.
-// It fails with ErrLocked while another process holds dir, and with a
-// DamageError naming what is wrong. Cost: two reads of the file and one
-// index look-up per stored page before the first write.
-func OpenWritable(dir, dropLog string, timeout time.Duration) (*bolt.DB, error) {
-	if st, err := os.Stat(filepath.Join(dir, DBFile)); err == nil && st.Size() > 0 {
-		rep, err := CheckData(context.Background(), dir, dropLog, timeout)
-		if err != nil {
-			return nil, err
-		}
-		if err := rep.Err(); err != nil {
-			return nil, err
-		}
+// only if it checks clean: under the exclusive lock it takes once and
+// keeps, openDB checks the file's structure, then checkContent checks what
+// the data means (pages, index, drops, frontier) on the opened database
+// through read-only views, so nothing writes to a damaged file and no other
+// process can change it between the check and the first write. The drop
+// log is not checked here: the crawl reconciles it (reconcileDropLog) and
+// fails with ErrDropLogMismatch when it disagrees with the store. It fails
+// with ErrLocked while another process holds dir, and with a DamageError
+// naming what is wrong. Cost: one read of the file by the walk, Tx.Check
+// from the page cache, and one index look-up per stored page.
+func OpenWritable(dir string, timeout time.Duration) (db *bolt.DB, err error) {
+	db, walk, err := openDB(dir, false, timeout)
+	if err != nil || walk == nil { // walk is nil for a new file: nothing to check
+		return db, err
 	}
-	return openDB(dir, false, timeout)
+	rep := &CheckReport{Dir: dir}
+	err = guard(dir, func() error { return checkContent(context.Background(), db, dir, "", rep) })
+	if err == nil {
+		err = rep.Err()
+	}
+	if err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	return db, nil
 }
 
 // ErrDiskFull is wrapped by Run's error when a write failed for want of

@@ -101,11 +101,8 @@ func salvage(dir, scratch string, sum *RepairSummary) (*bolt.DB, error) {
 		return nil, fmt.Errorf("crawler: repair: %w", err)
 	}
 	defer f.Close()
-	if err := lockFile(f, false, time.Second); err != nil {
-		if errors.Is(err, errLockTimeout) {
-			return nil, fmt.Errorf("%w: %s (run this again when the crawl has stopped)", ErrLocked, dir)
-		}
-		return nil, fmt.Errorf("crawler: repair: lock %s: %w", path, err)
+	if err := lockDir(f, dir, false, time.Second); err != nil {
+		return nil, fmt.Errorf("crawler: repair: %w", err)
 	}
 	st, err := f.Stat()
 	if err != nil {

@@ -79,11 +79,7 @@ func (f *Frontier) retryFailedTx(tx *bolt.Tx) (int, error) {
 // ReadFailed calls fn for every failed URL with its reason, in URL order,
 // from the frontier kept in bucket of tx's database ("" means "frontier")
 // without opening it, so it works on a read-only database (`crawl stats
-// --failed`).
+// --failed`): ReadFailedItems without the items.
 func ReadFailed(tx *bolt.Tx, bucket string, fn func(url, reason string) error) error {
-	failed := readBucket(tx, bucket, bFailed)
-	if failed == nil {
-		return nil
-	}
-	return failed.ForEach(func(k, v []byte) error { return fn(string(k), string(v)) })
+	return ReadFailedItems(tx, bucket, func(it Item) error { return fn(it.URL, it.LastError) })
 }

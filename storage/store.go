@@ -55,6 +55,11 @@ type Options struct {
 	// page. It costs roughly the compressed text size per drop (a few KB).
 	// Drops recorded while it is false have Drop.Text == "".
 	KeepDropText bool
+	// ReadOnly reads db as if it were opened read-only: no bucket is
+	// created, a missing one reads as an empty store, and the caller must
+	// not write through the Store. For checking a writable database before
+	// anything writes to it.
+	ReadOnly bool
 }
 
 // DefaultOptions returns the options a crawl uses unless told otherwise.
@@ -84,7 +89,7 @@ func New(db *bolt.DB, o Options) (*Store, error) {
 		o.Bucket = "pages"
 	}
 	s := &Store{db: db, bucket: []byte(o.Bucket), keepDropText: o.KeepDropText}
-	if db.IsReadOnly() {
+	if db.IsReadOnly() || o.ReadOnly {
 		err := db.View(func(tx *bolt.Tx) error { return s.checkFormat(tx.Bucket(s.bucket)) })
 		return s, err
 	}

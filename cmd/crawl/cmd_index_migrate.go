@@ -99,7 +99,7 @@ func migrateIndex(ctx context.Context, dir, name string, k int, expected int64, 
 	// Fsync on every commit (bbolt's default): without it a power cut could
 	// reorder writes and damage the old index too.
 	// It is checked first: nothing writes to a damaged file.
-	db, err := crawler.OpenWritable(dir, "", time.Second)
+	db, err := crawler.OpenWritable(dir, time.Second)
 	if err != nil {
 		return res, err
 	}
