@@ -3,6 +3,8 @@ package extract
 import (
 	"net/url"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 )
@@ -150,13 +152,23 @@ func allText(n *html.Node) string {
 
 // linkSet accumulates links in document order, one per URL.
 type linkSet struct {
-	base  *url.URL
-	index map[string]int
-	out   []Link
+	base     *url.URL
+	index    map[string]int
+	resolved map[string]string // href -> resolve(base, href)
+	out      []Link
 }
 
 func (ls *linkSet) add(href, rel, text string) {
-	u := resolve(ls.base, href)
+	// Menus, footers and teaser boxes repeat hrefs; each is resolved
+	// once.
+	u, ok := ls.resolved[href]
+	if !ok {
+		u = resolve(ls.base, href)
+		if ls.resolved == nil {
+			ls.resolved = make(map[string]string)
+		}
+		ls.resolved[href] = u
+	}
 	if u == "" {
 		return
 	}
@@ -178,7 +190,7 @@ func (ls *linkSet) add(href, rel, text string) {
 func links(nodes []*html.Node, base *url.URL) []Link {
 	ls := linkSet{base: base}
 	for _, n := range nodes {
-		text := collapseSpace(nodeText(n))
+		text := linkText(n)
 		if text == "" {
 			text = collapseSpace(imgAlt(n))
 		}
@@ -273,13 +285,45 @@ func attr(n *html.Node, key string) string {
 	return ""
 }
 
-func nodeText(n *html.Node) string {
+// linkText is collapseSpace(nodeText(n)) without the intermediate
+// strings: the words of n's text, one space between them.
+func linkText(n *html.Node) string {
 	var b strings.Builder
+	space := false
+	word := func(s string) {
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteString(s)
+	}
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		switch n.Type {
 		case html.TextNode:
-			b.WriteString(n.Data)
+			s := n.Data
+			for len(s) > 0 {
+				if c := s[0]; c < utf8.RuneSelf {
+					if asciiSpace(c) && c != 0 {
+						space, s = true, s[1:]
+						continue
+					}
+					j := 1
+					for j < len(s) && s[j] < utf8.RuneSelf && (!asciiSpace(s[j]) || s[j] == 0) {
+						j++
+					}
+					word(s[:j])
+					s = s[j:]
+					continue
+				}
+				r, size := utf8.DecodeRuneInString(s)
+				if unicode.IsSpace(r) {
+					space = true
+				} else {
+					word(s[:size]) // invalid bytes too, as strings.Fields keeps them
+				}
+				s = s[size:]
+			}
 		case html.ElementNode:
 			switch n.Data {
 			case "script", "style", "noscript", "template":
