@@ -89,8 +89,10 @@ func TestExtractCopiesAgree(t *testing.T) {
 	}
 }
 
-// The scans in front of rxDate and rxCounter are necessary conditions: on
-// a line they reject, the regexp must not match. Checked on random lines
+// The scans in front of rxDate, rxCounter and rxLabel are necessary
+// conditions: on a line they reject, the regexp must not match; and
+// replaceDates, which runs rxDate on stretches of the line, replaces what
+// rxDate on the whole line does. Checked on random lines
 // built from the pieces the patterns are made of.
 func TestPrefiltersMissNoMatch(t *testing.T) {
 	// Single characters and words, and fragments of real dates and
@@ -99,6 +101,7 @@ func TestPrefiltersMissNoMatch(t *testing.T) {
 		Jan march MAY sept. Sep dec th st nd k K m + views View READS comments likes Shares hits visits plays replies votes
 		viewer reader the on of a ago 小时前 刚刚 ſ ſept K x _ é
 		March_4 4th_March ,_2026 _2026 2026-11 11-02 2026_年 3/4/26 04.03. 11月2日 2_月_3_日
+		Retrieved_on_4th_March_2026. (2016-01-01) abcMay_5 xmarch_3 Marché_4,_2026 2026abc ,_May_2,_2026_and_3_June_2026
 		Updated_on Posted: posted_AT 发布时间： 更新於 last_updated 12_views 3k+_likes 1,234_comments Views:_88 阅读：12 阅读量：1.2万 （35） 12次阅读 3_万_人浏览 阅读人数 点击次数：`)
 	for i, p := range pieces {
 		pieces[i] = strings.ReplaceAll(p, "_", " ")
@@ -141,6 +144,9 @@ func checkPrefilters(t *testing.T, l string) {
 	t.Helper()
 	if !maybeDate(l) && rxDate.MatchString(l) {
 		t.Fatalf("maybeDate(%q) = false, but rxDate matches %q", l, rxDate.FindString(l))
+	}
+	if got, want := replaceDates(l, "\x00"), rxDate.ReplaceAllString(l, "\x00"); got != want {
+		t.Fatalf("replaceDates(%q) = %q, want %q", l, got, want)
 	}
 	// rxCounter runs on the line with its dates replaced, rxLabel on the
 	// line with dates and counters replaced.
