@@ -110,7 +110,7 @@ func TestPrefiltersMissNoMatch(t *testing.T) {
 	seed := time.Now().UnixNano()
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
 	t.Logf("seed %d", seed)
-	for range 50000 {
+	for range 20000 {
 		var b strings.Builder
 		for range 1 + rng.IntN(12) {
 			b.WriteString(pieces[rng.IntN(len(pieces))])
@@ -121,6 +121,9 @@ func TestPrefiltersMissNoMatch(t *testing.T) {
 
 // The same on every line of the corpus pages' visible text.
 func TestPrefiltersMissNoMatchCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a parse of every corpus page; skipped with -short")
+	}
 	pages := corpusPages(t)
 	lines := 0
 	for _, p := range pages {
@@ -133,11 +136,14 @@ func TestPrefiltersMissNoMatchCorpus(t *testing.T) {
 			continue // too deep; the tokenizer path renders no tree
 		}
 		for l := range strings.SplitSeq(renderText(root, nil), "\n") {
-			checkPrefilters(t, l)
-			lines++
+			// None of the patterns matches without a digit.
+			if hasDigit(l) {
+				checkPrefilters(t, l)
+				lines++
+			}
 		}
 	}
-	t.Logf("%d pages, %d lines", len(pages), lines)
+	t.Logf("%d pages, %d lines with digits", len(pages), lines)
 }
 
 func checkPrefilters(t *testing.T, l string) {

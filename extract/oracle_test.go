@@ -55,6 +55,9 @@ func TestLinkTextIsCollapsedNodeText(t *testing.T) {
 
 // The same on every anchor of the readability and gne-zh pages.
 func TestLinkTextIsCollapsedNodeTextCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a parse of every corpus page; skipped with -short")
+	}
 	for _, p := range corpusPages(t) {
 		text, _, err := decode(p, "text/html")
 		if err != nil {
