@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"log/slog"
 	"net/url"
 	"strings"
 	"unicode/utf8"
@@ -102,6 +103,10 @@ func readabilityText(root *html.Node, pageURL *url.URL, d *Document) string {
 	p := readability.NewParser()
 	p.KeepClasses = true // our second cleaning pass matches on classes
 	p.DisableJSONLD = true
+	// NewParser's logger writes Info records to io.Discard, formatting
+	// them first, and formats the attributes of every per-pass logger;
+	// 2 % of the stage.
+	p.Logger = slog.New(slog.DiscardHandler)
 	art, err := p.ParseAndMutate(root, pageURL)
 	if err != nil || art.Node == nil {
 		return ""
