@@ -188,7 +188,8 @@ func (ls *linkSet) add(href, rel, text string) {
 }
 
 func links(nodes []*html.Node, base *url.URL) []Link {
-	ls := linkSet{base: base}
+	// Sized for the anchors up front: growing the maps rehashed them.
+	ls := linkSet{base: base, index: make(map[string]int, len(nodes)), resolved: make(map[string]string, len(nodes))}
 	for _, n := range nodes {
 		text := linkText(n)
 		if text == "" {
