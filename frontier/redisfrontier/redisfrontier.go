@@ -153,15 +153,17 @@ func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Frontier,
 		unsent:  make(map[string]time.Duration),
 		wake:    make(chan struct{}),
 	}
+	// Load the scripts one by one, not in a pipeline: Script.Load keeps
+	// the hash its command returns, which is still "" when the command is
+	// only queued, and every Run would then send EVALSHA "", get NOSCRIPT
+	// and send the whole source again with EVAL.
+	for _, s := range scripts {
+		if err := s.Load(ctx, rdb).Err(); err != nil {
+			return nil, fmt.Errorf("redisfrontier: load scripts into redis at %s: %w", addr, err)
+		}
+	}
 	if err := f.checkMeta(ctx); err != nil {
 		return nil, err
-	}
-	pipe := rdb.Pipeline()
-	for _, s := range scripts {
-		s.Load(ctx, pipe)
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, fmt.Errorf("redisfrontier: load scripts into redis at %s: %w", addr, err)
 	}
 	f.closeCtx, f.closeFn = context.WithCancel(context.Background())
 	beatCtx, stop := context.WithCancel(context.Background())
