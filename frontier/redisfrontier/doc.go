@@ -26,6 +26,8 @@
 //	P workers       zset: worker -> lease expiry (ms)
 //	P clock         the newest script time (ms), to detect outages
 //	P stored        counter: pages claimed from the max_pages budget
+//	P once:<id>     the reply of call id (Add, Alias, ClaimPage, ReturnPage)
+//	                for its retries; expires after 10 LeaseTTLs
 //
 // A record is the JSON array [seq, depth, url, source, attempts, seed,
 // lasterr]. Other packages keep their keys beside these under
@@ -65,7 +67,12 @@
 // than LeaseTTL that it does not hold go back to the queue. A completion
 // whose lease expired is still accepted if no other worker has taken the
 // URL (its queue entry becomes stale and is skipped when popped); a retry
-// of a completion that did happen is recognised by the URL's state.
+// of a completion that did happen is recognised by the URL's state. The
+// calls that a second run would answer differently (Add's count, Alias's
+// seen, the budget's claim and return) carry a random call id, and a
+// second run of the same call, within 10 LeaseTTLs, returns the first
+// run's reply and changes nothing: a lost Alias reply does not turn a new
+// redirect target into a "seen" one whose page is never stored.
 //
 // A gap of more than half a LeaseTTL since any script ran means Redis was
 // unreachable: the first script after it renews every worker's lease, so

@@ -84,7 +84,7 @@ func (f *Frontier) Add(ctx context.Context, items ...frontier.Item) (int, error)
 	if err != nil || len(args) == 0 {
 		return 0, err
 	}
-	res, _, err := f.call(ctx, addScript, args...)
+	res, _, err := f.call(ctx, addScript, append([]any{f.callID()}, args...)...)
 	if err != nil {
 		return 0, fmt.Errorf("redisfrontier: add: %w", err)
 	}
@@ -150,7 +150,7 @@ func (f *Frontier) Alias(ctx context.Context, url, outcome string) (seen bool, e
 	if err := frontier.Validate(frontier.Item{URL: url}); err != nil {
 		return false, err
 	}
-	res, _, err := f.call(ctx, aliasScript, url, "d:"+outcome)
+	res, _, err := f.call(ctx, aliasScript, url, "d:"+outcome, f.callID())
 	if err != nil {
 		return false, fmt.Errorf("redisfrontier: alias %q: %w", url, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -79,6 +80,9 @@ type Frontier struct {
 	now     func() time.Time // nil: Redis TIME
 	onError func(error)
 
+	callPrefix string        // random, so call ids never repeat across workers and restarts
+	calls      atomic.Uint64 // numbers call ids (see callID)
+
 	closeCtx context.Context // cancelled by Close: ends Next's retries
 	closeFn  context.CancelFunc
 	stopBeat context.CancelFunc
@@ -136,6 +140,10 @@ func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Frontier,
 		return nil, fmt.Errorf("redis at %s: %w", addr, err)
 	}
 	prefix := "simcrawl:{" + o.Name + "}:fr:"
+	rnd := make([]byte, 8)
+	if _, err := rand.Read(rnd); err != nil {
+		return nil, fmt.Errorf("redisfrontier: call ids: %w", err)
+	}
 	f := &Frontier{
 		rdb:     rdb,
 		addr:    addr,
@@ -152,6 +160,8 @@ func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Frontier,
 		delays:  make(map[string]time.Duration),
 		unsent:  make(map[string]time.Duration),
 		wake:    make(chan struct{}),
+
+		callPrefix: hex.EncodeToString(rnd),
 	}
 	// Load the scripts one by one, not in a pipeline: Script.Load keeps
 	// the hash its command returns, which is still "" when the command is
@@ -348,9 +358,10 @@ func (f *Frontier) State(ctx context.Context, url string) (string, error) {
 // trip; the counter lives with the frontier and survives restarts.
 func (f *Frontier) ClaimPage(ctx context.Context, max int) (ok bool, err error) {
 	var n int64
+	once := f.prefix + "once:" + f.callID()
 	err = f.retry(ctx, func() error {
 		var err error
-		n, err = claimScript.Run(ctx, f.rdb, []string{f.prefix + "stored"}, max).Int64()
+		n, err = claimScript.Run(ctx, f.rdb, []string{f.prefix + "stored", once}, max, f.onceTTL()).Int64()
 		return err
 	})
 	if err != nil {
@@ -361,7 +372,8 @@ func (f *Frontier) ClaimPage(ctx context.Context, max int) (ok bool, err error) 
 
 // ReturnPage gives back a claim of ClaimPage.
 func (f *Frontier) ReturnPage(ctx context.Context) error {
-	err := f.retry(ctx, func() error { return f.rdb.Decr(ctx, f.prefix+"stored").Err() })
+	keys := []string{f.prefix + "stored", f.prefix + "once:" + f.callID()}
+	err := f.retry(ctx, func() error { return returnScript.Run(ctx, f.rdb, keys, f.onceTTL()).Err() })
 	if err != nil {
 		return fmt.Errorf("redisfrontier: return page: %w", err)
 	}
@@ -384,6 +396,17 @@ func (f *Frontier) Claimed(ctx context.Context) (int, error) {
 	}
 	return n, nil
 }
+
+// callID returns a new id for a call that must take effect once however
+// often it is sent (see replayed in scripts.go).
+func (f *Frontier) callID() string {
+	return f.callPrefix + "-" + strconv.FormatUint(f.calls.Add(1), 10)
+}
+
+// onceTTL is how long Redis keeps a call's reply for its retries, in ms:
+// ten lease TTLs, as the scripts' ONCE. A call retried later than that
+// (Redis unreachable all the while) may take effect twice.
+func (f *Frontier) onceTTL() int64 { return 10 * f.ttl.Milliseconds() }
 
 // signal wakes every waiting Next. f.mu must be held.
 func (f *Frontier) signal() {

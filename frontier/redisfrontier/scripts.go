@@ -119,6 +119,21 @@ local function pophead(h)
   end
 end
 
+-- A call that is not idempotent (Add, Alias) carries an id: its reply is
+-- kept under P once:<id> for ONCE ms, and a second run of the call (its
+-- first reply was lost and go-redis or Frontier.retry sent it again)
+-- returns that reply instead of running again.
+local ONCE = 10 * TTL
+local function replayed(id)
+  local r = redis.call('GET', P .. 'once:' .. id)
+  if r then return tonumber(r) end
+  return nil
+end
+local function remember(id, v)
+  redis.call('SET', P .. 'once:' .. id, v, 'PX', num(ONCE))
+  return v
+end
+
 local function splitfly(v)
   return string.match(v, '^([^\n]*)\n([^\n]*)\n([^\n]*)\n(.*)$')
 end
@@ -261,9 +276,12 @@ sooner(P .. 'workers')
 return reply({'wait', num(wait)})
 `)
 
-// addScript: ARGV[6..] (url, host, record) triples. Returns {added}.
+// addScript: ARGV[6] call id, ARGV[7..] (url, host, record) triples.
+// Returns {added}.
 var addScript = redis.NewScript(prelude + `
-return reply({addlinks(6)})
+local r = replayed(ARGV[6])
+if r then return reply({r}) end
+return reply({remember(ARGV[6], addlinks(7))})
 `)
 
 // finishScript completes a URL as done or failed: ARGV[6] url, [7] state
@@ -300,12 +318,14 @@ schedule(h)
 return reply({'ok'})
 `)
 
-// aliasScript: ARGV[6] url, [7] state. Returns {1} if url was seen, {0}
-// if it is now recorded.
+// aliasScript: ARGV[6] url, [7] state, [8] call id. Returns {1} if url
+// was seen, {0} if it is now recorded.
 var aliasScript = redis.NewScript(prelude + `
-if redis.call('HSETNX', URLS, ARGV[6], ARGV[7]) == 0 then return reply({1}) end
+local r = replayed(ARGV[8])
+if r then return reply({r}) end
+if redis.call('HSETNX', URLS, ARGV[6], ARGV[7]) == 0 then return reply({remember(ARGV[8], 1)}) end
 redis.call('HINCRBY', N, 'done', 1)
-return reply({0})
+return reply({remember(ARGV[8], 0)})
 `)
 
 // renewScript renews this worker's lease (the prelude does), applies delay
@@ -341,13 +361,28 @@ reclaim(ME)
 return reply({'ok'})
 `)
 
-// claimScript: KEYS[1] the budget counter, ARGV[1] the maximum. Returns 1
-// and keeps the claim if the counter stays within the maximum, else 0.
+// claimScript: KEYS[1] the budget counter, KEYS[2] the call's once key,
+// ARGV[1] the maximum, ARGV[2] how long the once key lives (ms). Returns 1
+// and keeps the claim if the counter stays within the maximum, else 0; a
+// second run of the call returns the first run's answer.
 var claimScript = redis.NewScript(`
-local n = redis.call('INCR', KEYS[1])
-if n > tonumber(ARGV[1]) then
+local r = redis.call('GET', KEYS[2])
+if r then return tonumber(r) end
+local ok = 1
+if redis.call('INCR', KEYS[1]) > tonumber(ARGV[1]) then
   redis.call('DECR', KEYS[1])
-  return 0
+  ok = 0
+end
+redis.call('SET', KEYS[2], ok, 'PX', ARGV[2])
+return ok
+`)
+
+// returnScript: KEYS[1] the budget counter, KEYS[2] the call's once key,
+// ARGV[1] how long the once key lives (ms). Gives one claim back, once per
+// call however often the call is sent. Returns 1.
+var returnScript = redis.NewScript(`
+if redis.call('SET', KEYS[2], 1, 'NX', 'PX', ARGV[1]) then
+  redis.call('DECR', KEYS[1])
 end
 return 1
 `)
@@ -366,4 +401,4 @@ redis.call('HSET', KEYS[1], unpack(ARGV))
 return {}
 `)
 
-var scripts = []*redis.Script{nextScript, addScript, finishScript, retryScript, aliasScript, renewScript, leaveScript, claimScript, metaScript}
+var scripts = []*redis.Script{nextScript, addScript, finishScript, retryScript, aliasScript, renewScript, leaveScript, claimScript, returnScript, metaScript}
