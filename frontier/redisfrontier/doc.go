@@ -26,8 +26,8 @@
 //	P workers       zset: worker -> lease expiry (ms)
 //	P clock         the newest script time (ms), to detect outages
 //	P stored        counter: pages claimed from the max_pages budget
-//	P once:<id>     the reply of call id (Add, Alias, ClaimPage, ReturnPage)
-//	                for its retries; expires after 10 LeaseTTLs
+//	P once:<id>     the reply of call id (Next, Add, Alias, ClaimPage,
+//	                ReturnPage) for its retries; expires after 10 LeaseTTLs
 //
 // A record is the JSON array [seq, depth, url, source, attempts, seed,
 // lasterr]. Other packages keep their keys beside these under
@@ -61,10 +61,11 @@
 // returns all its URLs to the front of their queues, atomically. Leave
 // does the same at once for a worker that stops cleanly.
 //
-// Lost replies are healed both ways. A Next whose reply never arrived
-// (connection cut, ctx ended) leaves a URL leased to a worker that does not
-// know it: the renewal sends the URLs the worker holds, and leases older
-// than LeaseTTL that it does not hold go back to the queue. A completion
+// Lost replies are healed both ways. A Next whose reply never arrived is
+// sent again and hands out the URL its first run leased (its call id, see
+// below); one abandoned (ctx ended) leaves a URL leased to a worker that
+// does not know it: the renewal sends the URLs the worker holds, and
+// leases older than LeaseTTL that it does not hold go back to the queue. A completion
 // whose lease expired is still accepted if no other worker has taken the
 // URL (its queue entry becomes stale and is skipped when popped); a retry
 // of a completion that did happen is recognised by the URL's state. The

@@ -187,3 +187,33 @@ func TestBudgetLostReply(t *testing.T) {
 		t.Errorf("Claimed after a claim whose reply was lost = %d, %v; want 2", n, err)
 	}
 }
+
+// A Next whose reply was lost and that is sent again hands out the URL its
+// first run leased, not a second one: else the first stays leased to a
+// worker that does not know it, holding a slot of its host and counting in
+// flight until the renewal returns it a LeaseTTL later.
+func TestNextLostReply(t *testing.T) {
+	p := newCutProxy(t, sharedAddr)
+	f := open(t, client(t, p.Addr()), fast(newName(t)))
+	ctx := context.Background()
+	first, second := u("a.example", "1"), u("a.example", "2")
+	if _, err := f.Add(ctx, frontier.Item{URL: first, Seed: true}, frontier.Item{URL: second, Seed: true}); err != nil {
+		t.Fatal(err)
+	}
+	var it frontier.Item
+	var err error
+	cutOnce(t, p, func() { it, err = f.Next(ctx) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it.URL != first {
+		t.Errorf("Next with a lost reply = %s, want %s (the URL its first run leased)", it.URL, first)
+	}
+	s, err := f.Counts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.InFlight != 1 || s.Pending != 1 {
+		t.Errorf("Counts after one Next = %+v, want 1 in flight, 1 pending", s)
+	}
+}

@@ -119,7 +119,7 @@ local function pophead(h)
   end
 end
 
--- A call that is not idempotent (Add, Alias) carries an id: its reply is
+-- A call that is not idempotent (Next, Add, Alias) carries an id: its reply is
 -- kept under P once:<id> for ONCE ms, and a second run of the call (its
 -- first reply was lost and go-redis or Frontier.retry sent it again)
 -- returns that reply instead of running again.
@@ -223,10 +223,21 @@ local function unlease(url, held, target)
 end
 `
 
-// nextScript: ARGV[6..] delay pairs (count first). Returns {'item', record,
-// start ms} or {'wait', ms (-1: unknown)}.
+// nextScript: ARGV[6] call id, ARGV[7..] delay pairs (count first).
+// Returns {'item', record, start ms} or {'wait', ms (-1: unknown)}. A
+// second run of a call that handed out a URL still leased to this worker
+// returns that URL again rather than leasing another one.
 var nextScript = redis.NewScript(prelude + `
-setdelays(6)
+setdelays(7)
+local once = P .. 'once:' .. ARGV[6]
+local prev = redis.call('GET', once)
+if prev then
+  local v = redis.call('HGET', FLY, prev)
+  if v then
+    local _, owner, start, rec = splitfly(v)
+    if owner == ME then return reply({'item', rec, start}) end
+  end
+end
 for _, w in ipairs(redis.call('ZRANGEBYSCORE', P .. 'workers', '-inf', '(' .. num(NOW), 'LIMIT', 0, 8)) do
   if w ~= ME then reclaim(w) end
 end
@@ -256,6 +267,7 @@ for _ = 1, 64 do
     redis.call('SADD', P .. 'w:' .. ME, url)
     redis.call('HINCRBY', N, 'pending', -1)
     redis.call('HINCRBY', N, 'inflight', 1)
+    redis.call('SET', once, url, 'PX', num(ONCE))
     schedule(h)
     return reply({'item', rec, num(NOW)})
   end
