@@ -120,6 +120,13 @@
 //
 // So a URL is never lost and at most one second of work is fetched again.
 //
+// A server that lost the crawl's keys altogether (restarted without its
+// append-only file, flushed, evicting keys under a maxmemory policy) is
+// told apart from a finished crawl by the meta hash: every script checks
+// it first, and without it writes nothing and fails with ErrLost, rather
+// than Next reporting the crawl drained or Add starting a crawl without
+// its meta.
+//
 // # Redis Cluster
 //
 // All frontier keys of one crawl share the hash tag {NAME}, so they sit in

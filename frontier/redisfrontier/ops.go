@@ -233,7 +233,7 @@ func (f *Frontier) call(ctx context.Context, s *redis.Script, extra ...any) ([]a
 		return err
 	})
 	if err != nil {
-		return nil, frontier.Stats{}, err
+		return nil, frontier.Stats{}, f.lost(err)
 	}
 	if len(res) < 5 {
 		return nil, frontier.Stats{}, fmt.Errorf("%w: script reply %v", errCorrupt, res)
@@ -354,7 +354,7 @@ func (f *Frontier) renew(ctx context.Context) error {
 	f.mu.Unlock()
 	res, err := renewScript.Run(ctx, f.rdb, f.keys, append(f.common(), args...)...).Slice()
 	if err != nil {
-		return err
+		return f.lost(err)
 	}
 	if len(res) < 6 {
 		return fmt.Errorf("%w: renew reply %v", errCorrupt, res)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,7 +23,12 @@ var (
 	// ErrIncompatible is returned by Open when the crawl's namespace holds
 	// keys of another format or configuration, or the server is too old.
 	ErrIncompatible = errors.New("redisfrontier: incompatible redis or crawl")
-	errCorrupt      = errors.New("redisfrontier: corrupt record")
+	// ErrLost is returned by every operation when the crawl's meta hash
+	// is gone from Redis: the server lost the crawl's keys (restarted
+	// without its append-only file, flushed, or evicting keys under
+	// maxmemory). Nothing is written then: the crawl is not "drained".
+	ErrLost    = errors.New("redisfrontier: the crawl's keys are gone from redis")
+	errCorrupt = errors.New("redisfrontier: corrupt record")
 )
 
 // Format is stored in the crawl's meta hash; Open refuses a namespace with
@@ -361,9 +367,10 @@ func (f *Frontier) ClaimPage(ctx context.Context, max int) (ok bool, err error) 
 	once := f.prefix + "once:" + f.callID()
 	err = f.retry(ctx, func() error {
 		var err error
-		n, err = claimScript.Run(ctx, f.rdb, []string{f.prefix + "stored", once}, max, f.onceTTL()).Int64()
+		n, err = claimScript.Run(ctx, f.rdb, []string{f.prefix + "stored", once, f.keys[0]}, max, f.onceTTL()).Int64()
 		return err
 	})
+	err = f.lost(err)
 	if err != nil {
 		return false, fmt.Errorf("redisfrontier: claim page: %w", err)
 	}
@@ -372,8 +379,8 @@ func (f *Frontier) ClaimPage(ctx context.Context, max int) (ok bool, err error) 
 
 // ReturnPage gives back a claim of ClaimPage.
 func (f *Frontier) ReturnPage(ctx context.Context) error {
-	keys := []string{f.prefix + "stored", f.prefix + "once:" + f.callID()}
-	err := f.retry(ctx, func() error { return returnScript.Run(ctx, f.rdb, keys, f.onceTTL()).Err() })
+	keys := []string{f.prefix + "stored", f.prefix + "once:" + f.callID(), f.keys[0]}
+	err := f.lost(f.retry(ctx, func() error { return returnScript.Run(ctx, f.rdb, keys, f.onceTTL()).Err() }))
 	if err != nil {
 		return fmt.Errorf("redisfrontier: return page: %w", err)
 	}
@@ -395,6 +402,15 @@ func (f *Frontier) Claimed(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("redisfrontier: claimed pages: %w", err)
 	}
 	return n, nil
+}
+
+// lost turns a script's LOST error reply into one wrapping ErrLost.
+func (f *Frontier) lost(err error) error {
+	if err != nil && strings.HasPrefix(err.Error(), "LOST ") {
+		return fmt.Errorf("%w: crawl %q at %s: %s (restarted without its append-only file, flushed, or evicting keys): "+
+			"nothing was written; restore the data or start the crawl again", ErrLost, f.name(), f.addr, strings.TrimPrefix(err.Error(), "LOST "))
+	}
+	return err
 }
 
 // callID returns a new id for a call that must take effect once however

@@ -16,6 +16,11 @@ import "github.com/redis/go-redis/v9"
 // sequence number in. Numbers passed to redis.call go through num, since
 // Lua's default conversion keeps only 14 digits.
 const prelude = `
+-- No meta hash: Redis lost the crawl's keys (see ErrLost). Write nothing,
+-- or the crawl would look drained, or restart without its meta.
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return redis.error_reply('LOST the meta hash ' .. KEYS[1] .. ' is gone')
+end
 local P = string.sub(KEYS[1], 1, -5)
 local NOW
 if ARGV[1] ~= '' then
@@ -373,11 +378,20 @@ reclaim(ME)
 return reply({'ok'})
 `)
 
+// lostCheck starts the scripts without the prelude, whose KEYS[3] is the
+// meta key.
+const lostCheck = `
+if redis.call('EXISTS', KEYS[3]) == 0 then
+  return redis.error_reply('LOST the meta hash ' .. KEYS[3] .. ' is gone')
+end
+`
+
 // claimScript: KEYS[1] the budget counter, KEYS[2] the call's once key,
-// ARGV[1] the maximum, ARGV[2] how long the once key lives (ms). Returns 1
-// and keeps the claim if the counter stays within the maximum, else 0; a
-// second run of the call returns the first run's answer.
-var claimScript = redis.NewScript(`
+// KEYS[3] the meta key, ARGV[1] the maximum, ARGV[2] how long the once key
+// lives (ms). Returns 1 and keeps the claim if the counter stays within
+// the maximum, else 0; a second run of the call returns the first run's
+// answer.
+var claimScript = redis.NewScript(lostCheck + `
 local r = redis.call('GET', KEYS[2])
 if r then return tonumber(r) end
 local ok = 1
@@ -390,9 +404,9 @@ return ok
 `)
 
 // returnScript: KEYS[1] the budget counter, KEYS[2] the call's once key,
-// ARGV[1] how long the once key lives (ms). Gives one claim back, once per
-// call however often the call is sent. Returns 1.
-var returnScript = redis.NewScript(`
+// KEYS[3] the meta key, ARGV[1] how long the once key lives (ms). Gives
+// one claim back, once per call however often the call is sent. Returns 1.
+var returnScript = redis.NewScript(lostCheck + `
 if redis.call('SET', KEYS[2], 1, 'NX', 'PX', ARGV[1]) then
   redis.call('DECR', KEYS[1])
 end
