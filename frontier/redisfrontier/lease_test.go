@@ -148,3 +148,44 @@ func TestAbandonedNextReturns(t *testing.T) {
 		t.Fatalf("Next = %s, want %s", it.URL, x)
 	}
 }
+
+// Politeness holds across workers: the per-host in-flight limit and delay
+// count every worker's requests, and a SetHostDelay of one worker reaches
+// the others with its next call.
+func TestPolitenessAcrossWorkers(t *testing.T) {
+	clock := frontiertest.NewClock()
+	const delay = time.Second
+	ws := workers(t, clock, frontier.Options{PerHostInFlight: 1, PerHostDelay: delay}, 2)
+	a, b := ws[0], ws[1]
+	ctx := context.Background()
+	var items []frontier.Item
+	for _, p := range []string{"1", "2", "3"} {
+		items = append(items, frontier.Item{URL: u("a.example", p), Seed: true})
+	}
+	if _, err := a.Add(ctx, items...); err != nil {
+		t.Fatal(err)
+	}
+	first := frontiertest.MustNext(t, a)
+	frontiertest.Blocked(t, b) // a holds the host's one slot
+	if err := a.Done(ctx, first, "stored"); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(delay - time.Millisecond)
+	frontiertest.Blocked(t, b) // the slot is free, the delay is not over
+	clock.Advance(time.Millisecond)
+	second := frontiertest.MustNext(t, b)
+	if err := b.Done(ctx, second, "stored"); err != nil {
+		t.Fatal(err)
+	}
+	// a raises the host's delay; b keeps it once a's next call carried it.
+	a.SetHostDelay(frontier.HostKey(second.URL), 10*delay)
+	if err := a.renew(ctx); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(delay)
+	frontiertest.Blocked(t, b)
+	clock.Advance(9 * delay)
+	if it := frontiertest.MustNext(t, b); it.URL != items[2].URL {
+		t.Errorf("Next = %s, want %s", it.URL, items[2].URL)
+	}
+}
