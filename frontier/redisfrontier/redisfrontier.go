@@ -420,9 +420,9 @@ func (f *Frontier) callID() string {
 }
 
 // onceTTL is how long Redis keeps a call's reply for its retries, in ms:
-// ten lease TTLs, as the scripts' ONCE. A call retried later than that
+// two lease TTLs, as the scripts' ONCE. A call retried later than that
 // (Redis unreachable all the while) may take effect twice.
-func (f *Frontier) onceTTL() int64 { return 10 * f.ttl.Milliseconds() }
+func (f *Frontier) onceTTL() int64 { return 2 * f.ttl.Milliseconds() }
 
 // signal wakes every waiting Next. f.mu must be held.
 func (f *Frontier) signal() {

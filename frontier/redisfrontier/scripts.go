@@ -128,7 +128,7 @@ end
 -- kept under P once:<id> for ONCE ms, and a second run of the call (its
 -- first reply was lost and go-redis or Frontier.retry sent it again)
 -- returns that reply instead of running again.
-local ONCE = 10 * TTL
+local ONCE = 2 * TTL
 local function replayed(id)
   local r = redis.call('GET', P .. 'once:' .. id)
   if r then return tonumber(r) end
