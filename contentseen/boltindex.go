@@ -34,6 +34,7 @@ type BoltOptions struct {
 	// ReadOnly reads a writable db as if it were opened read-only: the
 	// index's buckets are only checked, no merge runs, and the caller must
 	// not add. For checking a database before anything writes to it.
+	// OpenBolt opens its file read-only.
 	ReadOnly bool
 }
 
@@ -132,7 +133,9 @@ func OpenBolt(path string, o BoltOptions) (*BoltIndex, error) {
 	if timeout <= 0 {
 		timeout = time.Second
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+	// ReadOnly opens the file read-only (a shared lock, no file created, no
+	// commit on Close).
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, NoFreelistSync: true, FreelistType: bolt.FreelistMapType, ReadOnly: o.ReadOnly})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("contentseen: open index %s: another process holds it (no lock after %v): %w", path, timeout, err)
 	}
