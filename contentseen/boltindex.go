@@ -33,8 +33,9 @@ type BoltOptions struct {
 	NoSync bool
 	// ReadOnly reads a writable db as if it were opened read-only: the
 	// index's buckets are only checked, no merge runs, and the caller must
-	// not add. For checking a database before anything writes to it.
-	// OpenBolt opens its file read-only.
+	// not add (Seen, Add, AddBatch and the Tx forms that would insert
+	// return an error). For checking a database before anything writes to
+	// it. OpenBolt opens its file read-only.
 	ReadOnly bool
 }
 
@@ -121,6 +122,10 @@ var (
 	countKey    = []byte("count")
 	buildingKey = []byte("building")
 )
+
+// errReadOnly refuses a write through an index opened read-only or with
+// BoltOptions.ReadOnly.
+var errReadOnly = errors.New("contentseen: the index is open read-only")
 
 // OpenBolt opens or creates an index in its own bbolt file at path. If
 // another process holds the file, it fails after o.Timeout with an error
@@ -510,6 +515,9 @@ func (x *BoltIndex) near(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int) (
 
 // insert records a fingerprint known to be absent: in fps and the delta.
 func (x *BoltIndex) insert(tx *bolt.Tx, top *bolt.Bucket, id uint64, fp Fingerprint) error {
+	if x.readOnly {
+		return errReadOnly // SeenTx, AddTx in a caller's write transaction
+	}
 	fps, delta := top.Bucket(fpsBucket), top.Bucket(deltaBucket)
 	// Ids are the crawler's page sequence and delta keys a sequence too:
 	// their keys only grow. (FillPercent belongs to this transaction's
