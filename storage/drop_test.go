@@ -19,7 +19,7 @@ func putDrop(t testing.TB, s *Store, db *bolt.DB, d *Drop) {
 }
 
 func sampleDrop(i int, target uint64) *Drop {
-	return &Drop{
+	d := &Drop{
 		URL:                fmt.Sprintf("http://mirror.example/%d", i),
 		FinalURL:           fmt.Sprintf("https://mirror.example/%d", i),
 		Title:              fmt.Sprintf("Mirror %d", i),
@@ -32,6 +32,10 @@ func sampleDrop(i int, target uint64) *Drop {
 		MatchedFingerprint: uint64(i)<<32 | 0b101,
 		Text:               fmt.Sprintf("the text of mirror %d, with an ad line", i),
 	}
+	if i%5 == 4 { // a copy of a page another worker of the crawl stored
+		d.DuplicateOfURL = fmt.Sprintf("http://elsewhere.example/%d", target)
+	}
+	return d
 }
 
 func TestDropsRoundTripAndOrder(t *testing.T) {
