@@ -166,6 +166,26 @@ func (s *Store) GetDrop(ctx context.Context, id uint64) (*Drop, error) {
 	return d, err
 }
 
+// GetDropHeader returns drop id without its text (as DropHeaders does),
+// or an error wrapping ErrNotFound.
+func (s *Store) GetDropHeader(ctx context.Context, id uint64) (*Drop, error) {
+	var d *Drop
+	err := s.view(ctx, func(_ *bolt.Tx, b buckets) error {
+		key := itob(id)
+		var v []byte
+		if b.top != nil {
+			v = b.drops.Get(key)
+		}
+		if v == nil {
+			return fmt.Errorf("storage: drop %d: %w", id, ErrNotFound)
+		}
+		var err error
+		d, err = decodeDrop(b, key, v, false)
+		return err
+	})
+	return d, err
+}
+
 // DropByURL returns the latest drop whose requested or final URL is url,
 // with its text, or an error wrapping ErrNotFound.
 func (s *Store) DropByURL(ctx context.Context, url string) (*Drop, error) {

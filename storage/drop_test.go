@@ -85,6 +85,14 @@ func TestDropsRoundTripAndOrder(t *testing.T) {
 	if d, err := s.GetDrop(ctx, 3); err != nil || !reflect.DeepEqual(d, want[2]) {
 		t.Errorf("GetDrop(3) = %+v, %v", d, err)
 	}
+	header := *want[4] // a drop naming a page of another directory
+	header.Text = ""
+	if d, err := s.GetDropHeader(ctx, 5); err != nil || !reflect.DeepEqual(*d, header) {
+		t.Errorf("GetDropHeader(5) = %+v, %v; want %+v", d, err, header)
+	}
+	if _, err := s.GetDropHeader(ctx, n+1); !errors.Is(err, ErrNotFound) {
+		t.Errorf("GetDropHeader(%d) = %v, want ErrNotFound", n+1, err)
+	}
 
 	var of2 []uint64
 	if err := s.DropsOf(ctx, 2, func(d *Drop) error { of2 = append(of2, d.ID); return nil }); err != nil {
