@@ -450,3 +450,41 @@ func TestStatsNotesDirectoriesThatDisagree(t *testing.T) {
 		t.Errorf("stats of directories crawled with k 7 and 5:\n%s\nwant the note %q and where k came from", out, want)
 	}
 }
+
+// TestWorkerDirWithDropsOfOtherWorkersPages: a drop of a page another
+// worker stored is sound data, not damage: check passes, a rerun that
+// finds its drop-log line missing writes it again, and repair keeps it.
+func TestWorkerDirWithDropsOfOtherWorkersPages(t *testing.T) {
+	whole, workers := splitCrawl(t)
+	a, b := workers[0], workers[1]
+	if out, errOut, err := run(t, "", "check", "--data", b); err != nil {
+		t.Fatalf("check of worker-b: %v\n%s%s", err, out, errOut)
+	}
+
+	logPath := filepath.Join(b, "dropped.jsonl")
+	full, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(full), "\n"), "\n")
+	last := lines[len(lines)-1] // addForeignDrop wrote it
+	if !strings.Contains(last, `"duplicate_of":"http://news.example/article-0"`) {
+		t.Fatalf("the last line of worker-b's drop log is %s, want the drop of worker-a's article-0", last)
+	}
+	if err := os.WriteFile(logPath, full[:len(full)-len(last)-1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rerun := writeRecords(t, t.TempDir(), "rerun.jsonl", nil)
+	mustRun(t, "dedup", "--data", b, "--input", rerun, "--set", "log.level=warn")
+	if got, err := os.ReadFile(logPath); err != nil || string(got) != string(full) {
+		t.Errorf("the drop log after the rerun:\n%s\nwant it whole again:\n%s (%v)", got, full, err)
+	}
+
+	repaired := filepath.Join(t.TempDir(), "repaired")
+	mustRun(t, "repair", "--data", b, "--out", repaired)
+	wantOut, _ := mustRun(t, "dups", "--json", "--data", whole)
+	out, _ := mustRun(t, "dups", "--json", "--data", a, "--data", repaired)
+	if got, want := groupURLs(decodeGroups(t, out)), groupURLs(decodeGroups(t, wantOut)); !equalGroups(got, want) {
+		t.Errorf("dups of worker-a and worker-b repaired:\n%v\nwant the whole crawl's:\n%v", got, want)
+	}
+}
