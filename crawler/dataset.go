@@ -44,10 +44,14 @@ func OpenDataSet(dirs []string, timeout time.Duration) (*DataSet, error) {
 	for _, dir := range dirs {
 		d, err := OpenData(dir, timeout)
 		if err != nil {
-			if len(s.Dirs) > 0 {
-				debug.SetPanicOnFault(s.Dirs[0].faultWas)
+			if len(s.Dirs) == 0 {
+				return nil, err
 			}
-			return nil, errors.Join(err, s.Close())
+			debug.SetPanicOnFault(s.Dirs[0].faultWas)
+			if cerr := s.Close(); cerr != nil {
+				return nil, errors.Join(err, cerr)
+			}
+			return nil, err
 		}
 		s.Dirs = append(s.Dirs, d)
 	}

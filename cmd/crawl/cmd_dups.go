@@ -155,9 +155,9 @@ func (m *Main) runDups(ctx context.Context, args []string) (err error) {
 		default:
 			fmt.Fprintf(m.Stdout, "%d dropped page%s in %d group%s. Explain one: crawl dups show%s URL\n",
 				drops, plural(drops), groups, plural(groups), cf.dataArgs())
-			if len(set.Dirs) > 1 {
-				fmt.Fprintf(m.Stdout, "Read as one crawl: %s.\n", dirNames(set))
-			}
+		}
+		if len(set.Dirs) > 1 {
+			fmt.Fprintf(m.Stdout, "Read as one crawl: %s.\n", dirNames(set))
 		}
 	}
 	return nil

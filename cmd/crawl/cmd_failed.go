@@ -83,6 +83,9 @@ func (m *Main) runFailed(ctx context.Context, args []string) (err error) {
 			fmt.Fprintf(m.Stderr, "%d failed URLs; `crawl --seeds ... --retry-failed` queues them again\n", n)
 		}
 	}
+	if !*asJSON && len(set.Dirs) > 1 {
+		fmt.Fprintf(m.Stderr, "Read as one crawl: %s.\n", dirNames(set))
+	}
 	return nil
 }
 
