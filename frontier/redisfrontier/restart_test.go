@@ -78,3 +78,26 @@ func TestLostNamespaceIsAnError(t *testing.T) {
 		t.Errorf("keys after the refused calls = %d, %v; want none written", n, err)
 	}
 }
+
+// Next waits through an outage rather than failing: while the server is
+// down it ends only with its context, and after the restart it returns
+// the URL.
+func TestNextWaitsThroughOutage(t *testing.T) {
+	srv := redistest.Start(t, redistest.WithArgs("--appendfsync", "always"))
+	f := open(t, client(t, srv.Addr()), fast(newName(t)))
+	ctx := context.Background()
+	x := u("a.example", "x")
+	if _, err := f.Add(ctx, frontier.Item{URL: x, Seed: true}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Kill()
+	down, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if it, err := f.Next(down); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Next while redis is down = %q, %v; want it to wait until its context ends", it.URL, err)
+	}
+	srv.Restart()
+	if it := frontiertest.MustNext(t, f); it.URL != x {
+		t.Fatalf("Next after the restart = %s, want %s", it.URL, x)
+	}
+}
