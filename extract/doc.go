@@ -108,18 +108,18 @@
 // On the readability corpus (130 pages, one pass per run; EXTRACT_COMPARE=1
 // go test -count=1 -run TestCompareReadability -v ./extract/), five runs
 // alternating with the code before the speed work (a7b5f97) on a shared
-// 2-core machine at load 18-24 (2026-11-26): median 167 pages per CPU
-// second (157-175), readeck alone 98, go-shiori 53; the code before gave
-// 123 (123-147). Over the readability and gne-zh corpus (178 pages, 34 MB;
+// 2-core machine at load 17-20 (2026-11-26): median 161 pages per CPU
+// second (135-179), readeck alone 90, go-shiori 54; the code before gave
+// 131 (120-138). Over the readability and gne-zh corpus (178 pages, 34 MB;
 // go test -run '^$' -bench ExtractCorpus -benchtime 3x -cpu 1), five runs
-// alternating, load 23-24: median 198 pages per CPU second, the code
-// before 158. Absolute rates move with the machine (readeck alone ran at
-// 69-72 on 2026-11-25, at 87-103 here); the ratios move less. Parsing takes
-// about a third of the time and readability two fifths; the rest is
-// cleaning, links, rendering, the line lexicon and NormalizeText, whose
-// regexps run only on lines and stretches that a hand scan says could
-// match (normalize.go). The page text and the density article are rendered
-// only on the pages that need them.
+// alternating, load 19-25: median 198 pages per CPU second (182-217), the
+// code before 167 (154-172). Absolute rates move with the machine (readeck
+// alone ran at 69-72 on 2026-11-25, at 80-97 in these runs); the ratios
+// move less. Parsing takes about a third of the time and readability two
+// fifths; the rest is cleaning, links, rendering, the line lexicon and
+// NormalizeText, whose regexps run only on lines and stretches that a hand
+// scan says could match (normalize.go). The page text and the density
+// article are rendered only on the pages that need them.
 // Memory is a few times the page size for the tree.
 //
 // # Bounds and caveats
