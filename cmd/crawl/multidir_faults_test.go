@@ -41,7 +41,10 @@ func TestSeveralDataDirsErrors(t *testing.T) {
 	defer held.Close()
 	missing := filepath.Join(t.TempDir(), "missing")
 
-	for _, cmd := range [][]string{{"export"}, {"dups"}, {"dups", "show", "http://mirror.example/article-1"}, {"stats"}, {"failed"}} {
+	// serve is given an address it cannot listen on: it must fail on its
+	// directories before it listens (else it would fail there, or serve).
+	for _, cmd := range [][]string{{"export"}, {"dups"}, {"dups", "show", "http://mirror.example/article-1"}, {"stats"}, {"failed"},
+		{"serve", "--addr", "127.0.0.1:-1"}} {
 		for _, tc := range []struct {
 			name  string
 			dirs  []string
