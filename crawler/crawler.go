@@ -80,7 +80,7 @@ func Open(opts Options) (_ *Crawler, err error) {
 	var layout contentseen.Layout // LayoutAuto: known once the database is open
 	if opts.Layout != LayoutAuto {
 		var err error
-		if layout, err = namedLayout(opts.Layout, opts.K); err != nil {
+		if layout, err = namedLayout(opts.Layout, opts.maxK()); err != nil {
 			return nil, err
 		}
 	}
@@ -124,6 +124,9 @@ func Open(opts Options) (_ *Crawler, err error) {
 	if opts.Layout == LayoutAuto {
 		if layout, err = autoLayout(db, opts.K, opts.ExpectedPages); err != nil {
 			return nil, errors.Join(err, c.Close())
+		}
+		if k := opts.maxK(); k > layout.MaxK() {
+			return nil, errors.Join(fmt.Errorf("crawler: short k = %d exceeds layout %s, which answers k <= %d", k, layout.Name(), layout.MaxK()), c.Close())
 		}
 	}
 	if err := c.openParts(layout); err != nil {
