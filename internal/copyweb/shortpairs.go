@@ -18,7 +18,7 @@ type TextPair struct {
 
 // ShortPairs builds pairs of short texts from the corpus articles for
 // choosing the candidate radius of short texts: each article's first 40 to
-// 300 words (80 to 600 characters of Chinese and other unspaced scripts),
+// 600 words (80 to 1,200 characters of Chinese and other unspaced scripts),
 // a paragraph a line, as extraction gives them, paired
 //
 //   - with copies that the web's copy kinds leave after extraction: an ad
@@ -77,7 +77,9 @@ func ShortPairs(sources []Source, seed uint64, perArticle int) []TextPair {
 			pair(Ads, insertLine(lines, mid, pick(rng, s.ads)), true)
 			pair(Counters, insertLine(lines, 0, fmt.Sprintf(s.views, 100+rng.IntN(200000))+" · "+pick(rng, s.updated)), true)
 			pair(Comments, append(append([]string(nil), lines...), pick(rng, s.people), pick(rng, s.remarks), s.moderated), true)
-			pair(EditWords, editLines(rng, lines, 0.01+0.02*rng.Float64(), 0.5), true)
+			if e, n := editLines(rng, lines, 0.01+0.02*rng.Float64(), 0.5); n > 0 {
+				pair(EditWords, e, true)
+			}
 			if len(lines) >= 5 {
 				j := 1 + rng.IntN(len(lines)-1)
 				pair(DropParagraph, append(append([]string(nil), lines[:j]...), lines[j+1:]...), true)
@@ -89,7 +91,9 @@ func ShortPairs(sources []Source, seed uint64, perArticle int) []TextPair {
 			b := cut(other.paras, size, spaced)
 			out = append(out, TextPair{Kind: SameTemplate, A: nav + "\n" + orig + "\n" + s.footer,
 				B: nav + "\n" + strings.Join(b, "\n") + "\n" + s.footer})
-			pair(Rewrite, editLines(rng, lines, 0.30+0.10*rng.Float64(), 1), false)
+			if e, n := editLines(rng, lines, 0.30+0.10*rng.Float64(), 1); n > 0 {
+				pair(Rewrite, e, false)
+			}
 		}
 	}
 	return out
@@ -124,16 +128,17 @@ func insertLine(lines []string, at int, l string) []string {
 	return append(out, lines[at:]...)
 }
 
-// editLines is editWords on lines of text.
-func editLines(rng *rand.Rand, lines []string, share, newWords float64) []string {
+// editLines is editWords on lines of text: the lines and the number of
+// edits.
+func editLines(rng *rand.Rand, lines []string, share, newWords float64) ([]string, int) {
 	nodes := make([]*html.Node, len(lines))
 	for i, l := range lines {
 		nodes[i] = text(l)
 	}
-	editText(rng, nodes, strings.Join(lines, "\n"), share, newWords)
+	edits := editText(rng, nodes, strings.Join(lines, "\n"), share, newWords)
 	out := make([]string, len(nodes))
 	for i, n := range nodes {
 		out[i] = collapse(n.Data)
 	}
-	return out
+	return out, edits
 }
