@@ -45,6 +45,7 @@ type Crawler struct {
 	metrics    *metrics
 	metricsSrv *metricsServer // nil unless Options.MetricsAddr is set
 	k          int            // the candidate radius (Options.K)
+	shortK     int            // short texts' radius (shortRadius), >= k
 	thresholds contentseen.Thresholds
 
 	robotsDone sync.Map // host -> struct{}: Crawl-delay looked up
@@ -80,7 +81,7 @@ func Open(opts Options) (_ *Crawler, err error) {
 	var layout contentseen.Layout // LayoutAuto: known once the database is open
 	if opts.Layout != LayoutAuto {
 		var err error
-		if layout, err = namedLayout(opts.Layout, opts.maxK()); err != nil {
+		if layout, err = namedLayout(opts.Layout, opts.K); err != nil {
 			return nil, err
 		}
 	}
@@ -125,10 +126,8 @@ func Open(opts Options) (_ *Crawler, err error) {
 		if layout, err = autoLayout(db, opts.K, opts.ExpectedPages); err != nil {
 			return nil, errors.Join(err, c.Close())
 		}
-		if k := opts.maxK(); k > layout.MaxK() {
-			return nil, errors.Join(fmt.Errorf("crawler: short k = %d exceeds layout %s, which answers k <= %d", k, layout.Name(), layout.MaxK()), c.Close())
-		}
 	}
+	c.shortK = c.shortRadius(layout)
 	if err := c.openParts(layout); err != nil {
 		return nil, errors.Join(err, c.Close()) // Close stops what openParts started
 	}

@@ -74,13 +74,27 @@ func (c *Crawler) judgeTx(tx *bolt.Tx, p *page) (*verdict, error) {
 }
 
 // radius is p's candidate radius: Options.K, or for a short text (fewer
-// than Options.ShortFeatures distinct features) the larger of K and
-// Options.ShortK.
+// than Options.ShortFeatures distinct features) c.shortK.
 func (c *Crawler) radius(p *page) int {
 	if p.features < c.opts.ShortFeatures {
-		return max(c.k, c.opts.ShortK)
+		return c.shortK
 	}
 	return c.k
+}
+
+// shortRadius is the short texts' radius with layout: the larger of K and
+// ShortK, at most what the layout answers. A data directory whose layout
+// answers less than the default ShortK (10x28: 9, chosen by layout auto
+// above 16.8M expected pages; google16: 3) keeps working with the radius
+// it can answer, said in the log, rather than being refused for a key it
+// never set.
+func (c *Crawler) shortRadius(layout contentseen.Layout) int {
+	r := max(c.k, c.opts.ShortK)
+	if c.opts.ShortFeatures > 0 && r > layout.MaxK() {
+		c.opts.Logger.Info("short texts take the widest radius the index's layout answers", "short_k", r, "layout", layout.Name(), "radius", layout.MaxK())
+		r = layout.MaxK()
+	}
+	return r
 }
 
 // exactResemblance is what an exact copy's texts have.

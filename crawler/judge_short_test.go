@@ -106,17 +106,35 @@ func TestJudgeShortRadius(t *testing.T) {
 	}
 }
 
-// The layout must answer the short radius as it must k.
+// A layout that answers less than the short radius gives short texts what
+// it answers (an existing 10x28 or google16 data directory keeps working);
+// long texts keep k.
 func TestOpenShortRadiusBeyondLayout(t *testing.T) {
-	_, err := Open(Options{DataDir: t.TempDir(), K: 3, ShortK: 11, ShortFeatures: 300, Layout: "google16"})
-	if err == nil || !strings.Contains(err.Error(), "k = 11 exceeds layout google16") {
-		t.Errorf("Open with short k 11 on google16: %v, want an error naming the layout", err)
-	}
-	c, err := Open(Options{DataDir: t.TempDir(), K: 3, ShortK: 11, Layout: "google16"})
-	if err != nil {
-		t.Fatalf("Open with no short texts (ShortFeatures 0): %v", err)
-	}
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		layout        string
+		k, shortK     int
+		shortFeatures int
+		want          int
+	}{
+		{"4x16", 7, 11, 300, 11},
+		{"10x28", 7, 11, 300, 9},
+		{"google16", 3, 11, 300, 3},
+		{"4x16", 7, 5, 300, 7},    // never narrower than k
+		{"google16", 3, 11, 0, 3}, // no short texts
+	} {
+		c, err := Open(Options{DataDir: t.TempDir(), K: tc.k, ShortK: tc.shortK, ShortFeatures: tc.shortFeatures, Layout: tc.layout})
+		if err != nil {
+			t.Fatalf("Open(%+v): %v", tc, err)
+		}
+		short, long := &page{features: tc.shortFeatures - 1}, &page{features: tc.shortFeatures}
+		if got := c.radius(short); tc.shortFeatures > 0 && got != tc.want {
+			t.Errorf("%+v: short text's radius %d, want %d", tc, got, tc.want)
+		}
+		if got := c.radius(long); got != tc.k {
+			t.Errorf("%+v: long text's radius %d, want k = %d", tc, got, tc.k)
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

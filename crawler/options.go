@@ -48,8 +48,10 @@ type Options struct {
 	// than ShortFeatures distinct features: a few edited or injected words
 	// move more bits of a short text's SimHash (the curve is in the
 	// judge's note, contentseen/doc.go). A short text takes the larger of
-	// K and ShortK; must be <= the layout's MaxK. ShortFeatures 0 (the
-	// zero value, unlike the config's default) makes no text short.
+	// K and ShortK, at most the layout's MaxK (a layout answering less,
+	// 10x28 or google16, gives short texts what it answers, and the log
+	// says so). ShortFeatures 0 (the zero value, unlike the config's
+	// default) makes no text short.
 	ShortK        int
 	ShortFeatures int
 	// Thresholds verify candidates; zero fields take the defaults
@@ -121,15 +123,6 @@ const (
 	DefaultShortK        = 11
 	DefaultShortFeatures = 300
 )
-
-// maxK is the widest candidate radius the crawl queries: K, or ShortK
-// when some texts are short and it is larger. The layout must answer it.
-func (o *Options) maxK() int {
-	if o.ShortFeatures > 0 {
-		return max(o.K, o.ShortK)
-	}
-	return o.K
-}
 
 func (o *Options) validate() error {
 	var errs []error
