@@ -30,8 +30,9 @@
 //     (share, date, byline, counter, feed, meta, paywall) remove an element
 //     only when it holds no prose (400 bytes of paragraphs), so a theme's
 //     "entry share" content div stays; navigation markers (nav, menu,
-//     breadcrumb) only an element with links (MathJax's "CtxtMenu" formula
-//     boxes stay). Guards: html, body, main, article, role=main and
+//     breadcrumb) only an element with links and no prose (MathJax's
+//     "CtxtMenu" formula boxes and a shop's "tab-menu" of description
+//     tabs stay). Guards: html, body, main, article, role=main and
 //     itemprop=articleBody are never removed for their class, nor are the
 //     ancestors of an articleBody/main with text or of an <article> with
 //     prose and a quarter of the page's text ("theiaStickySidebar"

@@ -323,3 +323,26 @@ func TestArticleBoilerplateInsideContent(t *testing.T) {
 		}
 	}
 }
+
+// Own fixture: a shop page whose product description sits in a
+// "tab-menu" of description tabs (a navigation marker), with less than
+// half of the page's text; a real menu of links beside it still goes.
+func TestProseInNavMarkedElementSurvives(t *testing.T) {
+	para := strings.Repeat("The pale rosé smells of red berries and citrus and ends soft and long. ", 4)
+	src := `<html><body><div class="menu"><a href="/a">Red wine</a> <a href="/b">White wine</a> <a href="/c">Sparkling</a></div>
+		<div class="product"><h1>Valley Rosé 2015</h1><p>Price 7,49 € per bottle</p>
+		<table class="details">` + strings.Repeat("<tr><td>Grape variety and region of origin</td><td>Zinfandel, Napa Valley, California</td></tr>", 8) + `</table></div>
+		<div class="tab-menu--product"><a href="#d">Description</a> <a href="#r">Reviews</a>
+		<div class="tab-content"><p>` + para + `</p><p>` + para + ` <a href="/lexicon/rose">Rosé</a></p></div></div>
+		</body></html>`
+	d, err := ExtractBytes([]byte(src), "text/html", testURL, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.Text, "smells of red berries") {
+		t.Errorf("text lacks the description:\n%s", d.Text)
+	}
+	if strings.Contains(d.Text, "Sparkling") {
+		t.Errorf("text keeps the menu:\n%s", d.Text)
+	}
+}
