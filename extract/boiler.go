@@ -24,10 +24,8 @@ const maxBoilerRunes = 100
 // and "Tags", not "Tagsüber".
 var boilerPrefixes = map[string][]string{}
 
-func init() {
-	for _, group := range []string{
-		// related and further reading
-		`related|related posts|related articles|related stories|related content|read more|read also|read next|see also|more from|more on this|more stories|you may also like|you might also like|recommended for you|trending now|most popular|most read
+// relatedPhrases head "related" and "read more" blocks; see relatedHead.
+const relatedPhrases = `related|related posts|related articles|related stories|related content|read more|read also|read next|see also|more from|more on this|more stories|you may also like|you might also like|recommended for you|trending now|most popular|most read
 		mehr zum thema|mehr zu|mehr aus|mehr von|auch interessant|das könnte sie auch interessieren|das könnte dich auch interessieren|das könnte ihnen auch gefallen|lesen sie auch|lesen sie mehr|weitere artikel|weitere beiträge|weitere informationen|weitere infos|weitere tourentipps|siehe auch|zum weiterlesen|weiterlesen|schon gelesen|neueste artikel|neueste beiträge|ähnliche artikel|ähnliche beiträge|beiträge zum thema|artikel zum thema|heute empfehlen wir|empfehlungen|entdecke weitere|lade weitere
 		à lire aussi|a lire aussi|lire aussi|lire la suite|voir aussi|sur le même sujet|dans la même rubrique|articles similaires|articles liés|et vidéos sur le sujet
 		le puede interesar|te puede interesar|también te puede interesar|lee también|leer más|ver también|noticias relacionadas|artículos relacionados|más noticias|mira lo que tiene
@@ -36,7 +34,11 @@ func init() {
 		leggi anche|potrebbe interessarti|articoli correlati
 		читайте также|смотрите также|похожие статьи|по теме|читать далее
 		ähnliche themen|empfohlene beiträge|empfohlene artikel|mehr themen|noch mehr infos|das thema könnte|weiterführender link|weiterführende links|vorschau auf den nächsten artikel|entdecken sie jetzt|ezek is érdekelhetnek|más información|plus d'infos
-		相关阅读|相关文章|相关新闻|相关推荐|延伸阅读|推荐阅读|猜你喜欢|热门推荐|热点推荐|相關閱讀|相關文章|延伸閱讀`,
+		相关阅读|相关文章|相关新闻|相关推荐|相关内容|相关报道|相关链接|相关专题|延伸阅读|推荐阅读|猜你喜欢|热门推荐|热点推荐|精彩推荐|编辑推荐|为你推荐|为您推荐|大家都在看|热门文章|更多精彩|相關閱讀|相關文章|相關新聞|相關內容|相關報導|延伸閱讀|推薦閱讀|精彩推薦|熱門推薦`
+
+func init() {
+	for _, group := range []string{
+		relatedPhrases,
 		// captions, credits, sources
 		`foto|fotos|photo|photos|bild|titelbild|bildquelle|bildnachweis|image|images|picture|credit|credits|photo credit|quelle|źródło|fuente|crédit|crédits|crédito|créditos|фото|источник|图片来源|图片|来源|來源|©|(c)|copyright
 		getty images|shutterstock|istock|imago|dpa|reuters|afp|unsplash|beitragsbild|abbildung|quellenangaben|quellen|originalartikel|zusatzinformationen`,
@@ -253,21 +255,133 @@ func dateLine(lower string) bool {
 	return named && digits
 }
 
-// dropBoilerLines removes boilerplate lines from rendered text. When every
-// line would go, the text is kept as it is: a page with text never yields
-// none.
+// Related blocks. A "related" heading is followed by the headlines it
+// introduces, each a short line of its own; when the links are gone
+// (script-opened teasers) or were never marked, the headlines still
+// survive the markup cleaning, and they differ between two sites running
+// one story. A line that is only such a heading ("相关内容", "Lesen Sie
+// auch:", "APP精彩推荐") drops the run of short lines after it, up to the
+// first line that reads as prose.
+
+// relatedHeads are the relatedPhrases that head a block of headlines;
+// notHeads are those that are rather a "continue reading" link or head
+// information of the article's own ("weitere Informationen").
+var relatedHeads = map[string]bool{}
+
+const notHeads = `read more|lire la suite|weiterlesen|zum weiterlesen|leer más|leia mais|czytaj więcej|читать далее|lesen sie mehr|lade weitere|mira lo que tiene|saiba mais|más información|plus d'infos|weitere informationen|weitere infos|noch mehr infos|mehr zu|mehr von|mehr aus|empfehlungen|entdecken sie jetzt`
+
+// hanHeads are the Chinese related phrases, which also head a block after
+// a few characters of their own ("APP精彩推荐", "本周热门推荐").
+var hanHeads []string
+
+func init() {
+	skip := map[string]bool{}
+	for _, p := range strings.Split(notHeads, "|") {
+		skip[p] = true
+	}
+	for _, p := range strings.FieldsFunc(relatedPhrases, func(r rune) bool { return r == '|' || r == '\n' || r == '\t' }) {
+		if skip[p] {
+			continue
+		}
+		relatedHeads[p] = true
+		if cjkRune(p) {
+			hanHeads = append(hanHeads, p)
+		}
+	}
+}
+
+// maxHanHeadRunes is the length up to which a line ending with a Chinese
+// related phrase is a heading.
+const maxHanHeadRunes = 12
+
+// relatedHead reports whether line is only a "related" heading.
+func relatedHead(line string) bool {
+	line = strings.Trim(line, " \t-–—•·|»>*#:：»›+")
+	if line == "" || len(line) > 80 {
+		return false
+	}
+	lower := strings.ToLower(line)
+	if relatedHeads[lower] {
+		return true
+	}
+	if utf8.RuneCountInString(lower) > maxHanHeadRunes {
+		return false
+	}
+	for _, p := range hanHeads {
+		if strings.HasSuffix(lower, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxHeadlineRunes and maxHanHeadlineRunes are the lengths above which a
+// line is not a headline in a related block.
+const (
+	maxHeadlineRunes    = 100
+	maxHanHeadlineRunes = 40
+)
+
+// headlineLine reports whether line could be a headline of a related
+// block: short, and not a sentence ending with a full stop.
+func headlineLine(line string) bool {
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return true
+	}
+	n := utf8.RuneCountInString(line)
+	if n > maxHeadlineRunes {
+		return false
+	}
+	han := 0
+	for _, r := range line {
+		if unicode.Is(unicode.Han, r) {
+			han++
+		}
+	}
+	if 2*han > n && n > maxHanHeadlineRunes {
+		return false
+	}
+	return !strings.HasSuffix(line, ".") && !strings.HasSuffix(line, "。")
+}
+
+// dropBoilerLines removes boilerplate lines from rendered text, and the
+// headlines under a related heading. When every line would go, the text
+// is kept as it is: a page with text never yields none.
 func dropBoilerLines(text string) string {
 	var b strings.Builder
 	kept := false
-	for line := range strings.SplitSeq(text, "\n") {
+	emit := func(line string) {
 		if boilerLine(line) {
-			continue
+			return
 		}
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
 		b.WriteString(line)
 		kept = kept || strings.TrimSpace(line) != ""
+	}
+	// related: in the headlines under a related heading; last: the last
+	// of them, which is the heading of the next section when prose
+	// follows it (a "See also" whose links the cleaning removed, then
+	// "Footnotes").
+	related, last := false, ""
+	for line := range strings.SplitSeq(text, "\n") {
+		if relatedHead(line) {
+			related, last = true, ""
+			continue
+		}
+		if related && headlineLine(line) {
+			if strings.TrimSpace(line) != "" {
+				last = line
+			}
+			continue
+		}
+		if related && last != "" {
+			emit(last)
+		}
+		related, last = false, ""
+		emit(line)
 	}
 	if !kept {
 		return text

@@ -65,7 +65,12 @@
 //     Russian and Chinese; lines that are only a written date
 //     ("segunda-feira, 22 de janeiro de 2018"); short lines carrying a
 //     credit (©, "Foto:", Getty Images); copyright, cookie and blog
-//     post-meta notes. A text of only such lines is kept whole.
+//     post-meta notes. A line that is only a related heading ("相关内容",
+//     "Lesen Sie auch:", "APP精彩推荐") also drops the short headline
+//     lines after it, which survive when their links are script-opened
+//     or too few to make the block link-dense; when prose follows them,
+//     the last stays (it heads the next section: "See also", its links
+//     gone, then "Footnotes"). A text of only such lines is kept whole.
 //  6. NormalizeText removes counters and timestamps ("1,234 views",
 //     "阅读 12345", "Updated 3/4/2026 13:45", "2 hours ago",
 //     "更新时间：2026-11-02") so that copies differing only in them agree.

@@ -346,3 +346,44 @@ func TestProseInNavMarkedElementSurvives(t *testing.T) {
 		t.Errorf("text keeps the menu:\n%s", d.Text)
 	}
 }
+
+// Own fixture: related blocks whose headlines are not links (script-opened
+// teasers) or whose links are too few to make the block link-dense: the
+// headlines go with their heading, in Chinese and German; the heading of
+// the next section, followed by prose, stays.
+func TestRelatedHeadlinesDropped(t *testing.T) {
+	zh := strings.Repeat("新修的图书馆周六开放，市民可以凭身份证免费借阅图书和期刊，馆内还设有儿童阅览区。", 4)
+	de := strings.Repeat("Der Gemeinderat hat am Dienstag beschlossen, die alte Mühle als Bibliothek wieder zu öffnen. ", 3)
+	for _, tt := range []struct {
+		src        string
+		want, gone []string
+	}{
+		{`<html><body><div class="content"><p>` + zh + `</p><p>` + zh + `</p>
+			<section class="ymw-list"><h4><span>APP精彩推荐</span></h4><ul>
+			<li><h5>谁说长腿就好看？本周囧图</h5><a class="open-app"></a></li>
+			<li><h5>独家探营：背后的好声音</h5><a class="open-app"></a></li></ul></section>
+			<section class="ymw-list"><h4><span>相关内容</span></h4><ul>
+			<li><h5>江湖最新鲜 用爱帮助词条回家</h5></li>
+			<li><h5>闲聊提到的问题专场答疑</h5></li></ul></section></div></body></html>`,
+			[]string{"新修的图书馆"}, []string{"精彩推荐", "囧图", "好声音", "相关内容", "词条回家", "专场答疑"}},
+		{`<html><body><article><p>` + de + `</p><p><b>Lesen Sie auch:</b></p>
+			<p><a href="/x">Neue Radwege</a> im Kreis geplant</p><p>Schwimmbad öffnet im Mai wieder</p>
+			<h2>Die Kosten</h2><p>` + de + `</p></article></body></html>`,
+			[]string{"Der Gemeinderat", "Die Kosten"}, []string{"Lesen Sie auch", "Neue Radwege", "Schwimmbad"}},
+	} {
+		d, err := ExtractBytes([]byte(tt.src), "text/html", testURL, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(d.Text, w) {
+				t.Errorf("text lacks %q:\n%s", w, d.Text)
+			}
+		}
+		for _, g := range tt.gone {
+			if strings.Contains(d.Text, g) {
+				t.Errorf("text keeps %q:\n%s", g, d.Text)
+			}
+		}
+	}
+}
