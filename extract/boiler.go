@@ -93,9 +93,10 @@ func boilerLine(line string) bool {
 	}
 	lower := strings.ToLower(line)
 	if n > maxBoilerRunes {
-		// Copyright notices and cookie notes run longer.
+		// Copyright notices, cookie notes and paywall notes run longer.
 		return strings.HasPrefix(lower, "©") || strings.HasPrefix(lower, "copyright") ||
-			strings.Contains(lower, "cookie") && containsAny(lower, cookieNotes) || containsAny(lower, postMeta)
+			strings.Contains(lower, "cookie") && containsAny(lower, cookieNotes) || containsAny(lower, postMeta) ||
+			n <= 2*maxBoilerRunes && hasAnyPrefix(lower, paywallNotes)
 	}
 	r, _ := utf8.DecodeRuneInString(lower)
 	for _, p := range boilerPrefixes[string(r)] {
@@ -124,6 +125,20 @@ func boilerLine(line string) bool {
 		return true
 	}
 	return dateLine(lower) || creditLine(lower) || teaserEnd(lower)
+}
+
+// paywallNotes start a paywall's notice, which may run to two sentences
+// ("To view the full story, please subscribe to The Times. You can
+// choose ..."); no article sentence starts so.
+var paywallNotes = []string{"to view the full story", "to continue reading", "if you're seeing this message", "if you’re seeing this message", "already a subscriber", "pour lire la suite de cet article", "möchten sie weiterlesen", "para seguir leyendo", "para continuar leyendo"}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // teaserEnds are the words rxTeaserEnd ends with; the regexp runs only
