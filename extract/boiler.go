@@ -96,7 +96,7 @@ func boilerLine(line string) bool {
 		// Copyright notices, cookie notes and paywall notes run longer.
 		return strings.HasPrefix(lower, "©") || strings.HasPrefix(lower, "copyright") ||
 			strings.Contains(lower, "cookie") && containsAny(lower, cookieNotes) || containsAny(lower, postMeta) ||
-			n <= 2*maxBoilerRunes && hasAnyPrefix(lower, paywallNotes)
+			n <= 2*maxBoilerRunes && hasAnyPrefix(lower, paywallNotes) || containsAny(lower, followNotes)
 	}
 	r, _ := utf8.DecodeRuneInString(lower)
 	for _, p := range boilerPrefixes[string(r)] {
@@ -124,8 +124,14 @@ func boilerLine(line string) bool {
 		}
 		return true
 	}
-	return dateLine(lower) || creditLine(lower) || teaserEnd(lower)
+	return dateLine(lower) || creditLine(lower) || teaserEnd(lower) || containsAny(lower, followNotes)
 }
+
+// followNotes are the words of a "follow us" note, inside a line or a
+// short paragraph ("Subscribe to our newsletter and follow us on
+// Facebook", an author's "You can keep up with me on Twitter"). A
+// sentence about someone else's followers says "follow him", not "us".
+var followNotes = []string{"follow us on", "follow me on", "keep up with me on", "keep up with us on", "folgen sie uns auf", "folgt uns auf", "folge uns auf", "folge mir auf", "suivez-nous sur", "suivez-moi sur", "síguenos en", "siga-nos no", "siga-nos nas", "seguici su", "obserwuj nas na", "подписывайтесь на нас"}
 
 // paywallNotes start a paywall's notice, which may run to two sentences
 // ("To view the full story, please subscribe to The Times. You can

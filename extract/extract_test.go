@@ -169,13 +169,15 @@ func TestBoilerLine(t *testing.T) {
 		"责任编辑：张三":                              true,
 		"Impressum":                            true,
 		"By Jane Doe":                          true,
+		"Our editor writes about gardens and rivers. You can keep up with me on Twitter: @valley_ed":                             true,
+		"More than two million people follow him on Instagram, where he posts a video from the farm every day.":                  false,
 		"To view the full story, please subscribe to The Valley Ledger. You can choose an annual subscription or a weekly pass.": true,
 		"By the time the court met, the decision had already been leaked to the press.":                                          false,
 		"Comments on the draft were due in May, and the agency received several thousand of them.":                               false,
-		"来源于民间的说法并不可靠":                                                                                                           false,
-		"Tagsüber bleibt es trocken.":                                                                                            false,
-		"print(x)":                                                                                                               false,
-		"The meeting on Monday 4 May":                                                                                            false,
+		"来源于民间的说法并不可靠":                false,
+		"Tagsüber bleibt es trocken.": false,
+		"print(x)":                    false,
+		"The meeting on Monday 4 May": false,
 	} {
 		if got := boilerLine(line); got != want {
 			t.Errorf("boilerLine(%q) = %v, want %v", line, got, want)
