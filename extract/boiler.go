@@ -295,6 +295,9 @@ const notHeads = `read more|lire la suite|weiterlesen|zum weiterlesen|leer más|
 // a few characters of their own ("APP精彩推荐", "本周热门推荐").
 var hanHeads []string
 
+// relatedFirst are the first letters of relatedHeads.
+var relatedFirst = map[rune]bool{}
+
 func init() {
 	skip := map[string]bool{}
 	for _, p := range strings.Split(notHeads, "|") {
@@ -305,6 +308,8 @@ func init() {
 			continue
 		}
 		relatedHeads[p] = true
+		r, _ := utf8.DecodeRuneInString(p)
+		relatedFirst[r] = true
 		if cjkRune(p) {
 			hanHeads = append(hanHeads, p)
 		}
@@ -315,21 +320,27 @@ func init() {
 // related phrase is a heading.
 const maxHanHeadRunes = 12
 
-// relatedHead reports whether line is only a "related" heading.
+// relatedHead reports whether line is only a "related" heading. It runs
+// on every line: the map is consulted only for lines whose first letter
+// starts some heading, the Chinese phrases only for lines ending in Han.
 func relatedHead(line string) bool {
+	if len(line) > 120 {
+		return false // a sentence: not trimmed for nothing
+	}
 	line = strings.Trim(line, " \t-–—•·|»>*#:：»›+")
 	if line == "" || len(line) > 80 {
 		return false
 	}
-	lower := strings.ToLower(line)
-	if relatedHeads[lower] {
+	r, _ := utf8.DecodeRuneInString(line)
+	if relatedFirst[unicode.ToLower(r)] && relatedHeads[strings.ToLower(line)] {
 		return true
 	}
-	if utf8.RuneCountInString(lower) > maxHanHeadRunes {
+	last, _ := utf8.DecodeLastRuneInString(line)
+	if !unicode.Is(unicode.Han, last) || utf8.RuneCountInString(line) > maxHanHeadRunes {
 		return false
 	}
 	for _, p := range hanHeads {
-		if strings.HasSuffix(lower, p) {
+		if strings.HasSuffix(line, p) {
 			return true
 		}
 	}
