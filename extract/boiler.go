@@ -33,7 +33,7 @@ const relatedPhrases = `related|related posts|related articles|related stories|r
 		czytaj też|czytaj także|czytaj więcej|zobacz też|zobacz także|polecamy
 		leggi anche|potrebbe interessarti|articoli correlati
 		читайте также|смотрите также|похожие статьи|по теме|читать далее
-		ähnliche themen|empfohlene beiträge|empfohlene artikel|mehr themen|noch mehr infos|das thema könnte|weiterführender link|weiterführende links|vorschau auf den nächsten artikel|entdecken sie jetzt|ezek is érdekelhetnek|más información|plus d'infos
+		ähnliche themen|ähnliche neuigkeiten|verwandte artikel|verwandte beiträge|verwandte themen|empfohlene beiträge|empfohlene artikel|mehr themen|noch mehr infos|das thema könnte|weiterführender link|weiterführende links|vorschau auf den nächsten artikel|entdecken sie jetzt|ezek is érdekelhetnek|más información|plus d'infos
 		相关阅读|相关文章|相关新闻|相关推荐|相关内容|相关报道|相关链接|相关专题|延伸阅读|推荐阅读|猜你喜欢|热门推荐|热点推荐|精彩推荐|编辑推荐|为你推荐|为您推荐|大家都在看|热门文章|更多精彩|相關閱讀|相關文章|相關新聞|相關內容|相關報導|延伸閱讀|推薦閱讀|精彩推薦|熱門推薦`
 
 func init() {
