@@ -33,7 +33,7 @@ func (x *Index) retry(ctx context.Context, fn func() error) error {
 		}
 		if cerr := ctx.Err(); cerr != nil {
 			if errors.Is(err, cerr) {
-				return err
+				return fmt.Errorf("%w (redis at %s)", err, x.addr)
 			}
 			return fmt.Errorf("%w (redis at %s: %v)", cerr, x.addr, err)
 		}
