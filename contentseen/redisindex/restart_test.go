@@ -200,4 +200,3 @@ func TestUnreachableWhileRunning(t *testing.T) {
 		t.Fatalf("Lookup with redis down = %v, want the deadline, naming %s", err, srv.Addr())
 	}
 }
-
