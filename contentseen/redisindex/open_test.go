@@ -132,3 +132,37 @@ func TestCheckVersion(t *testing.T) {
 		}
 	}
 }
+
+// Open loads every script, so that each call is one EVALSHA: one round
+// trip.
+func TestOpenLoadsScripts(t *testing.T) {
+	ctx := context.Background()
+	rdb := client(t, sharedAddr)
+	if err := rdb.ScriptFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	x := open(t, rdb, Options{Name: newName(), SharedOptions: contentseen.SharedOptions{K: 7}})
+	for _, s := range []*redis.Script{metaScript, lookupScript, entriesScript, claimScript, confirmScript, releaseScript, loadScript} {
+		ok, err := s.Exists(ctx, rdb).Result()
+		if err != nil || len(ok) != 1 || !ok[0] {
+			t.Errorf("script %s not in the server's cache after Open: %v %v", s.Hash(), ok, err)
+		}
+	}
+	h := &rtHook{}
+	rdb.AddHook(h)
+	e := contentseen.Entry{ID: "w/1", Fingerprint: 0xabc}
+	_, tok, err := x.Lookup(ctx, e.Fingerprint, e.Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := x.Claim(ctx, e, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Confirm(ctx, c.Seq, e.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.n.Load(); n != 3 {
+		t.Errorf("Lookup (nothing near), Claim and Confirm took %d round trips, want 3", n)
+	}
+}

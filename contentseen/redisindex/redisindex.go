@@ -99,8 +99,8 @@ func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Index, er
 		return nil, err
 	}
 	pipe := rdb.Pipeline()
-	for _, s := range scripts {
-		s.Load(ctx, pipe)
+	for _, src := range scriptSources {
+		pipe.ScriptLoad(ctx, src)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, fmt.Errorf("redisindex: load scripts into redis at %s: %w", addr, err)

@@ -117,7 +117,7 @@ end
 // metaScript returns the meta hash, creates it (ARGV: field, value, ...)
 // when the namespace is empty, or returns {'nometa'} when the namespace
 // holds index keys without one.
-var metaScript = redis.NewScript(`
+var metaScript = newScript(`
 local m = redis.call('HGETALL', KEYS[1])
 if #m > 0 then return m end
 for k = 2, #KEYS do
@@ -132,7 +132,7 @@ return {}
 // ARGV: the digest (empty for none), then per table the number of buckets and
 // their names. It returns {token, digest seqs or false, bucket values or
 // false...}. Distances are computed by the caller.
-var lookupScript = redis.NewScript(`
+var lookupScript = newScript(`
 local out = {tonumber(redis.call('GET', KEYS[2]) or '0'), false}
 if ARGV[1] ~= '' then out[2] = redis.call('HGET', KEYS[3], ARGV[1]) end
 local at = 2
@@ -148,7 +148,7 @@ return out
 // entriesScript returns the server time (ms) and, for each seq of ARGV,
 // its record and its lease end (false for a committed entry), or false,
 // false for one that is gone. KEYS: meta, e, pend.
-var entriesScript = redis.NewScript(`
+var entriesScript = newScript(`
 local t = redis.call('TIME')
 local out = {tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)}
 for i = 1, #ARGV do
@@ -168,7 +168,7 @@ return out
 //
 // A pending entry with the very same record (ID included) is this claim
 // retried after its reply was lost: it is returned as inserted.
-var claimScript = redis.NewScript(prelude + `
+var claimScript = newScript(prelude + `
 local t = now()
 purge(t)
 local cur = tonumber(redis.call('GET', SEQ) or '0')
@@ -199,7 +199,7 @@ return {'ok', seq, t + LEASE}
 // confirmScript commits pending entry ARGV[1] claimed with ID ARGV[2]:
 // 'ok' (also for one committed already) or 'lost' (gone, another ID, or
 // its lease ended: then it is purged).
-var confirmScript = redis.NewScript(prelude + `
+var confirmScript = newScript(prelude + `
 local t = now()
 purge(t)
 local r = redis.call('HGET', E, ARGV[1])
@@ -213,7 +213,7 @@ return 'ok'
 
 // releaseScript removes pending entry ARGV[1] claimed with ID ARGV[2]:
 // 'ok' (also when gone or another ID's) or 'committed'.
-var releaseScript = redis.NewScript(prelude + `
+var releaseScript = newScript(prelude + `
 local r = redis.call('HGET', E, ARGV[1])
 if not r or idof(r) ~= ARGV[2] then return 'ok' end
 if not redis.call('ZSCORE', PEND, ARGV[1]) then return 'committed' end
@@ -223,7 +223,7 @@ return 'ok'
 
 // loadScript inserts committed entries, one per record of ARGV, and
 // returns the last seq.
-var loadScript = redis.NewScript(prelude + `
+var loadScript = newScript(prelude + `
 local seq = 0
 for i = 1, #ARGV do
   seq = redis.call('INCR', SEQ)
@@ -232,4 +232,16 @@ end
 return seq
 `)
 
-var scripts = []*redis.Script{metaScript, lookupScript, entriesScript, claimScript, confirmScript, releaseScript, loadScript}
+// scriptSources are the sources of every script, which Open loads into
+// the server's script cache.
+var scriptSources []string
+
+// newScript returns a script and records its source for Open. (Open loads
+// the sources with SCRIPT LOAD itself: go-redis v9.23's Script.Load on a
+// pipeline sets the script's hash to the empty reply it has before the
+// pipeline runs, after which every Run sends EVALSHA "", gets NOSCRIPT and
+// sends the whole source with EVAL: two round trips a call.)
+func newScript(src string) *redis.Script {
+	scriptSources = append(scriptSources, src)
+	return redis.NewScript(src)
+}
