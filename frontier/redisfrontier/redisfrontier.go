@@ -156,12 +156,15 @@ func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Frontier,
 	if err := f.checkMeta(ctx); err != nil {
 		return nil, err
 	}
-	pipe := rdb.Pipeline()
+	// One SCRIPT LOAD per script on the client, not in a pipeline:
+	// go-redis v9.23's Script.Load on a pipeline sets the script's hash to
+	// the empty reply it holds before the pipeline runs, after which every
+	// call sent EVALSHA "", got NOSCRIPT and sent the whole source again
+	// with EVAL (two round trips a call).
 	for _, s := range scripts {
-		s.Load(ctx, pipe)
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, fmt.Errorf("redisfrontier: load scripts into redis at %s: %w", addr, err)
+		if err := s.Load(ctx, rdb).Err(); err != nil {
+			return nil, fmt.Errorf("redisfrontier: load scripts into redis at %s: %w", addr, err)
+		}
 	}
 	f.closeCtx, f.closeFn = context.WithCancel(context.Background())
 	beatCtx, stop := context.WithCancel(context.Background())
