@@ -84,12 +84,12 @@ type Frontier struct {
 	stopBeat context.CancelFunc
 	beatDone chan struct{}
 
-	mu     sync.Mutex                 // guards every field below
-	held   map[string]frontier.Item   // handed out by Next, not yet completed
-	delays map[string]time.Duration   // SetHostDelay as this process knows it
-	unsent map[string]time.Duration   // SetHostDelay not yet written to Redis
-	stats  frontier.Stats             // counts of the newest reply
-	wake   chan struct{}              // closed and replaced by signal
+	mu     sync.Mutex               // guards every field below
+	held   map[string]frontier.Item // handed out by Next, not yet completed
+	delays map[string]time.Duration // SetHostDelay as this process knows it
+	unsent map[string]time.Duration // SetHostDelay not yet written to Redis
+	stats  frontier.Stats           // counts of the newest reply
+	wake   chan struct{}            // closed and replaced by signal
 	closed bool
 	left   bool
 }
