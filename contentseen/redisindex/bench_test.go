@@ -118,6 +118,13 @@ func loadIndex(b *testing.B, n, k int) *loadedIndex {
 	}
 	li.bytesPer = float64(usedMemory(b, rdb)-before) / float64(n)
 	b.Logf("loaded %d entries at k=%d in %v: %.0f B/fp of redis memory", n, k, time.Since(start).Round(time.Millisecond), li.bytesPer)
+	for _, key := range x.keys.all[2:] { // where the bytes are: MEMORY USAGE, every field counted
+		m, err := rdb.MemoryUsage(ctx, key, 0).Result()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("%s: %.1f B/fp", key, float64(m)/float64(n))
+	}
 	loaded[[2]int{n, k}] = li
 	return li
 }

@@ -30,11 +30,10 @@ func (x *Index) Lookup(ctx context.Context, fp contentseen.Fingerprint, d [16]by
 		args = append(args, len(b))
 		args = append(args, b...)
 	}
-	lkeys := append([]string{x.keys.meta, x.keys.seq, x.keys.digests}, x.keys.tables...)
 	var res []any
 	err := x.retry(ctx, func() error {
 		var err error
-		res, err = lookupScript.Run(ctx, x.rdb, lkeys, args...).Slice()
+		res, err = lookupScript.Run(ctx, x.rdb, x.keys.lookup, args...).Slice()
 		return err
 	})
 	if err != nil {
