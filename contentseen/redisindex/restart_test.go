@@ -99,7 +99,10 @@ func TestRedisRestartMidRun(t *testing.T) {
 // release.
 func TestRestartLostWrites(t *testing.T) {
 	ctx := context.Background()
-	srv := redistest.Start(t)
+	// appendfsync always: each answered write is in the file when the
+	// reply comes, so the file's size marks the writes before it (everysec
+	// may postpone the write on a busy disk).
+	srv := redistest.Start(t, redistest.WithArgs("--appendfsync", "always"))
 	x := open(t, client(t, srv.Addr()), Options{Name: newName(), SharedOptions: contentseen.SharedOptions{K: 3}})
 	a := contentseentest.Entry("w/a", 0x1111111111111111, 1)
 	ca, err := x.Claim(ctx, a, 0)
