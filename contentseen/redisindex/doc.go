@@ -33,15 +33,17 @@
 // round trip:
 //
 //   - Lookup runs a read-only script that returns, in one atomic read, the
-//     token, the digest's seqs and every bucket the query probes: one per
+//     token, the entries with the page's digest (records and lease ends,
+//     with the server's time) and every bucket the query probes: one per
 //     table within the layout's K, and with multi-probe every prefix
 //     within ProbeRadius(k) bits (68 buckets for k=7 on 4x16). Distances
-//     are computed in Go, not in Lua (Lua has no 64-bit integers; the
-//     1,000 records a k=7 query reads at 1M entries would cost Redis, which
-//     runs one script at a time, far more than sending them). Only when a
-//     record is within K, or the digest is known, does a second round
-//     trip read those entries (their records and lease ends, in one
-//     script). A new page costs one round trip, a copy two.
+//     to the bucket records are computed in Go, not in Lua (Lua has no
+//     64-bit integers; the 1,000 records a k=7 query reads at 1M entries
+//     would cost Redis, which runs one script at a time, far more than
+//     sending them). Only when a record within K is not one of the
+//     digest's entries does a second round trip read those entries (one
+//     script). A new page and an exact copy cost one round trip, a near
+//     copy two.
 //   - Claim is one script: it purges up to 64 expired pending entries,
 //     refuses a token ahead of P seq or more than MaxLag behind
 //     (ErrStaleToken), reads the records of the seqs after the token (the
@@ -58,9 +60,9 @@
 //     confirmed or released by its old claimant.
 //
 // So the judge step of a new page is three round trips (Lookup, Claim,
-// Confirm) and of a copy two (Lookup and its candidates). With the
+// Confirm), of an exact copy one and of a near copy two. With the
 // frontier's Next and Finish a stored page costs five and a dropped copy
-// four: above the target of three. Lookup and Claim cannot merge
+// three or four: above the target of three for stored pages. Lookup and Claim cannot merge
 // (the caller judges the candidates in between); Confirm can ride in one
 // pipeline with the frontier's Finish (both are single EVALSHAs on the
 // crawl's slot), which makes four and three.
@@ -73,9 +75,9 @@
 //
 //	                       p50     p99      rt/op  allocs
 //	Lookup k=3, new page   36 µs   186 µs   1      41
-//	Lookup k=3, copy       57 µs   226 µs   2      63
+//	Lookup k=3, near copy  57 µs   226 µs   2      63
 //	Lookup k=7, new page   231 µs  4.6 ms   1      297
-//	Lookup k=7, copy       238 µs  5.0 ms   2      319
+//	Lookup k=7, near copy  238 µs  5.0 ms   2      319
 //	judge step, k=7 (Lookup, Claim, Confirm of a new page)
 //	                       300 µs  5.3 ms   3      354
 //

@@ -30,7 +30,7 @@ func newKeys(name string, tables int) keys {
 		k.tables = append(k.tables, p+"t"+strconv.Itoa(t))
 	}
 	k.all = append([]string{k.meta, k.seq, k.entries, k.pending, k.digests}, k.tables...)
-	k.lookup = append([]string{k.meta, k.seq, k.digests}, k.tables...)
+	k.lookup = append([]string{k.meta, k.seq, k.digests, k.entries, k.pending}, k.tables...)
 	return k
 }
 

@@ -165,4 +165,31 @@ func TestOpenLoadsScripts(t *testing.T) {
 	if n := h.n.Load(); n != 3 {
 		t.Errorf("Lookup (nothing near), Claim and Confirm took %d round trips, want 3", n)
 	}
+	// An exact copy (same digest) is found in one round trip, a near one
+	// (fingerprint within K, no digest) in two.
+	d := contentseen.Entry{ID: "w/2", Fingerprint: 0xf0f0, Digest: [16]byte{1}}
+	_, tok, err = x.Lookup(ctx, d.Fingerprint, d.Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cl, err := x.Claim(ctx, d, tok); err != nil || cl.Seq == 0 {
+		t.Fatalf("Claim of w/2 = %+v, %v", cl, err)
+	}
+	for _, c := range []struct {
+		fp   contentseen.Fingerprint
+		d    [16]byte
+		want int64
+	}{
+		{^d.Fingerprint, d.Digest, 1},
+		{d.Fingerprint ^ 0b1, [16]byte{}, 2},
+	} {
+		h.n.Store(0)
+		es, _, err := x.Lookup(ctx, c.fp, c.d)
+		if err != nil || len(es) != 1 || es[0].ID != d.ID {
+			t.Fatalf("Lookup(%s, %x) = %v, %v, want w/2", c.fp, c.d, seqs(es), err)
+		}
+		if n := h.n.Load(); n != c.want {
+			t.Errorf("Lookup(%s, %x) took %d round trips, want %d", c.fp, c.d, n, c.want)
+		}
+	}
 }

@@ -127,18 +127,35 @@ redis.call('HSET', KEYS[1], unpack(ARGV))
 return {}
 `)
 
-// lookupScript reads, in one atomic step, the token, the digest's seqs and
-// the buckets a Lookup probes. KEYS: meta, seq, d, then one hash per table;
-// ARGV: the digest (empty for none), then per table the number of buckets and
-// their names. It returns {token, digest seqs or false, bucket values or
-// false...}. Distances are computed by the caller.
+// lookupScript reads, in one atomic step, the token, the entries with the
+// digest and the buckets a Lookup probes. KEYS: meta, seq, d, e, pend, then
+// one hash per table; ARGV: the digest (empty for none), then per table the
+// number of buckets and their names. It returns
+//
+//	{token, now ms, n, n times (seq, record, lease end or false), bucket value or false...}
+//
+// An exact copy (same digest) is thus judged from one round trip; the
+// distances to the bucket records are computed by the caller.
 var lookupScript = newScript(`
-local out = {tonumber(redis.call('GET', KEYS[2]) or '0'), false}
-if ARGV[1] ~= '' then out[2] = redis.call('HGET', KEYS[3], ARGV[1]) end
+local t = redis.call('TIME')
+local out = {tonumber(redis.call('GET', KEYS[2]) or '0'), tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), 0}
+if ARGV[1] ~= '' then
+  local v = redis.call('HGET', KEYS[3], ARGV[1])
+  if v then
+    for i = 1, #v, 8 do
+      local hi, lo = struct.unpack('>I4I4', v, i)
+      local s = string.format('%.0f', hi * 4294967296 + lo)
+      out[#out + 1] = hi * 4294967296 + lo
+      out[#out + 1] = redis.call('HGET', KEYS[4], s)
+      out[#out + 1] = redis.call('ZSCORE', KEYS[5], s)
+      out[3] = out[3] + 1
+    end
+  end
+end
 local at = 2
-for t = 4, #KEYS do
+for k = 6, #KEYS do
   local n = tonumber(ARGV[at])
-  local vs = redis.call('HMGET', KEYS[t], unpack(ARGV, at + 1, at + n))
+  local vs = redis.call('HMGET', KEYS[k], unpack(ARGV, at + 1, at + n))
   for i = 1, n do out[#out + 1] = vs[i] end
   at = at + n + 1
 end
