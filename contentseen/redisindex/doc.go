@@ -62,10 +62,10 @@
 // So the judge step of a new page is three round trips (Lookup, Claim,
 // Confirm), of an exact copy one and of a near copy two. With the
 // frontier's Next and Finish a stored page costs five and a dropped copy
-// three or four: above the target of three for stored pages. Lookup and Claim cannot merge
-// (the caller judges the candidates in between); Confirm can ride in one
-// pipeline with the frontier's Finish (both are single EVALSHAs on the
-// crawl's slot), which makes four and three.
+// three or four: above the target of three for stored pages.
+// Lookup and Claim cannot merge (the caller judges the candidates in
+// between); Confirm can ride in one pipeline with the frontier's Finish
+// (both are single EVALSHAs on the crawl's slot), which makes four.
 //
 // Measured on the shared 2-core machine (load 11 to 15 from other
 // engineers' jobs), test server on loopback, memory only, 1M random
@@ -135,9 +135,11 @@
 //   - memory: 478 B x 1e9 = 478 GB with 4x16; but 4x16 returns N/65,536
 //     records per table per query (15,000 at 1e9, x17 prefixes at k=7),
 //     so at that size a layout with longer prefixes is needed: 10x28
-//     keeps 2.5x the table records (10 x 16 bytes plus bucket overhead,
-//     about 300 B/fp more) for about 0.4 candidates per table; about 800
-//     GB, 32 masters of 25 GB (64 with a replica each).
+//     keeps 2.5x the table records for about 0.4 candidates per table at
+//     k=3 (10 x 16 bytes plus bucket overhead: an estimated 300 B/fp
+//     more, not measured), about 800 GB: 32 masters of 25 GB (64 with a
+//     replica each). k=7 at that size needs a layout made for it
+//     (NewLayout with longer blocks), at more tables again.
 //   - slots: the crawl tag {NAME} cannot spread; the index must be cut.
 //     The cut that keeps Claim atomic where it matters: the claim log
 //     stays under {NAME} (P seq, P pend and the records of the last
