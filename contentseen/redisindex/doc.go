@@ -100,6 +100,12 @@
 // then names the server. Open loads the scripts; after a restart go-redis
 // loads them again (EVALSHA falls back to EVAL once).
 //
+// Every script first checks that P meta exists: a server that lost the
+// crawl's keys (restarted without its append-only file, flushed, evicting
+// under maxmemory) would otherwise serve an empty index, and copies of
+// every page stored before would be stored again. Each call then fails
+// with ErrLost and writes nothing, as the frontier's do.
+//
 // Every script's writes reach the append-only file as one MULTI/EXEC, so
 // the keys stay consistent with each other whatever is lost. A process
 // crash (kill -9) loses nothing the server answered, since the AOF is

@@ -193,3 +193,37 @@ func TestOpenLoadsScripts(t *testing.T) {
 		}
 	}
 }
+
+// When Redis lost the crawl's keys (its meta hash gone: restarted without
+// its append-only file, flushed), every operation fails with ErrLost and
+// writes nothing, rather than start an empty index that would let copies
+// of stored pages be stored again.
+func TestLostKeys(t *testing.T) {
+	ctx := context.Background()
+	rdb := client(t, sharedAddr)
+	x := open(t, rdb, Options{Name: newName(), SharedOptions: contentseen.SharedOptions{K: 3}})
+	e := contentseen.Entry{ID: "w/1", Fingerprint: 0xabc, Digest: [16]byte{1}}
+	c, err := x.Claim(ctx, e, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.Del(ctx, x.keys.all...).Err(); err != nil { // as a restart from nothing would
+		t.Fatal(err)
+	}
+	_, _, err = x.Lookup(ctx, e.Fingerprint, e.Digest)
+	check := func(op string, err error) {
+		t.Helper()
+		if !errors.Is(err, ErrLost) || !strings.Contains(err.Error(), x.keys.meta) {
+			t.Errorf("%s after the keys were lost = %v, want ErrLost naming %s", op, err, x.keys.meta)
+		}
+	}
+	check("Lookup", err)
+	_, err = x.Claim(ctx, e, 0)
+	check("Claim", err)
+	check("Confirm", x.Confirm(ctx, c.Seq, e.ID))
+	check("Release", x.Release(ctx, c.Seq, e.ID))
+	check("Load", x.Load(ctx, []contentseen.Entry{e}))
+	if n, err := rdb.Exists(ctx, x.keys.all...).Result(); err != nil || n != 0 {
+		t.Errorf("%d keys written after the loss (%v), want none", n, err)
+	}
+}

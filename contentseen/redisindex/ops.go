@@ -315,7 +315,7 @@ func (x *Index) Load(ctx context.Context, es []contentseen.Entry) error {
 			loadScript.EvalSha(ctx, pipe, x.keys.all, args...)
 		}
 		if _, err := pipe.Exec(ctx); err != nil {
-			return fmt.Errorf("redisindex: load into redis at %s: %w", x.addr, err)
+			return fmt.Errorf("redisindex: load into redis at %s: %w", x.addr, x.lost(err))
 		}
 	}
 	return nil

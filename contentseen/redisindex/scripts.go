@@ -8,7 +8,7 @@ import "github.com/redis/go-redis/v9"
 // are passed to redis.call through num, since Lua's default conversion
 // keeps only 14 digits; in bucket and digest values they are 8 bytes
 // big-endian (pack8).
-const prelude = `
+const prelude = lostCheck + `
 local SEQ, E, PEND, D = KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local ZERO = string.rep('\0', 16)
 
@@ -114,6 +114,17 @@ local function purge(t)
 end
 `
 
+// lostCheck starts every script but metaScript: without the meta hash
+// (KEYS[1]) Redis lost the crawl's keys (restarted without its
+// append-only file, flushed, evicting under maxmemory), and an index
+// started again from nothing would store copies of pages stored before.
+// The scripts then write nothing and fail with LOST (ErrLost).
+const lostCheck = `
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return redis.error_reply('LOST the meta hash ' .. KEYS[1] .. ' is gone')
+end
+`
+
 // metaScript returns the meta hash, creates it (ARGV: field, value, ...)
 // when the namespace is empty, or returns {'nometa'} when the namespace
 // holds index keys without one.
@@ -136,7 +147,7 @@ return {}
 //
 // An exact copy (same digest) is thus judged from one round trip; the
 // distances to the bucket records are computed by the caller.
-var lookupScript = newScript(`
+var lookupScript = newScript(lostCheck + `
 local t = redis.call('TIME')
 local out = {tonumber(redis.call('GET', KEYS[2]) or '0'), tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), 0}
 if ARGV[1] ~= '' then
@@ -165,7 +176,7 @@ return out
 // entriesScript returns the server time (ms) and, for each seq of ARGV,
 // its record and its lease end (false for a committed entry), or false,
 // false for one that is gone. KEYS: meta, e, pend.
-var entriesScript = newScript(`
+var entriesScript = newScript(lostCheck + `
 local t = redis.call('TIME')
 local out = {tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)}
 for i = 1, #ARGV do
