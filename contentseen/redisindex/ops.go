@@ -280,12 +280,18 @@ func (x *Index) entryOp(ctx context.Context, s *redis.Script, seq uint64, id str
 	return res, err
 }
 
-// loadBatch is how many entries one load script inserts.
-const loadBatch = 512
+// Load's sizes: entries per script (a script blocks the server while it
+// runs, a few ms for 256) and scripts per pipeline (a pipeline's replies
+// must come within the client's read timeout, 3 s by default: 16 scripts
+// of 512 took longer on a machine at load 28).
+const (
+	loadBatch   = 256
+	loadPerPipe = 4
+)
 
 // Load inserts es as committed entries without looking (their Seq,
 // Pending, Deadline and Distance ignored), for benchmarks, tests and a
-// migration of a single-machine index: scripts of 512 entries, 16 of them
+// migration of a single-machine index: scripts of 256 entries, 4 of them
 // per pipelined round trip. It is not atomic as a whole; each script is.
 func (x *Index) Load(ctx context.Context, es []contentseen.Entry) error {
 	if x.isClosed() {
@@ -299,7 +305,7 @@ func (x *Index) Load(ctx context.Context, es []contentseen.Entry) error {
 	if err := loadScript.Load(ctx, x.rdb).Err(); err != nil {
 		return fmt.Errorf("redisindex: load script into redis at %s: %w", x.addr, err)
 	}
-	const perPipe = 16 * loadBatch
+	const perPipe = loadPerPipe * loadBatch
 	for len(es) > 0 {
 		chunk := es[:min(len(es), perPipe)]
 		es = es[len(chunk):]

@@ -250,14 +250,44 @@ return 'ok'
 `)
 
 // loadScript inserts committed entries, one per record of ARGV, and
-// returns the last seq.
+// returns the last seq. It does what insert does for each, but with a few
+// calls for the whole batch (the records in one HSET, each table's
+// buckets read with one HMGET and written with one HSET), about a tenth
+// of the calls of inserting one by one.
 var loadScript = newScript(prelude + `
-local seq = 0
-for i = 1, #ARGV do
-  seq = redis.call('INCR', SEQ)
-  insert(seq, ARGV[i], nil)
+local n = #ARGV
+local first = redis.call('INCRBY', SEQ, n) - n + 1
+local recs = {}
+local add = {} -- add[k][name] = the bytes to append to field name of KEYS[k]
+for k = 5, #KEYS do add[k] = {} end
+for i = 1, n do
+  local r, seq = ARGV[i], first + i - 1
+  recs[#recs + 1] = num(seq)
+  recs[#recs + 1] = r
+  local tail = pack8(seq)
+  local rec = string.sub(r, 2, 9) .. tail
+  for k = 6, #KEYS do
+    local b = bucketof(r, k - 5)
+    add[k][b] = (add[k][b] or '') .. rec
+  end
+  local d = digest(r)
+  if d ~= ZERO then add[5][d] = (add[5][d] or '') .. tail end
 end
-return seq
+redis.call('HSET', E, unpack(recs))
+for k = 5, #KEYS do
+  local names = {}
+  for b in pairs(add[k]) do names[#names + 1] = b end
+  if #names > 0 then
+    local old = redis.call('HMGET', KEYS[k], unpack(names))
+    local kv = {}
+    for i, b in ipairs(names) do
+      kv[#kv + 1] = b
+      kv[#kv + 1] = (old[i] or '') .. add[k][b]
+    end
+    redis.call('HSET', KEYS[k], unpack(kv))
+  end
+end
+return first + n - 1
 `)
 
 // scriptSources are the sources of every script, which Open loads into
