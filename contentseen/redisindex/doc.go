@@ -84,8 +84,8 @@
 // A second run after the lookup script learned to return the digest's
 // entries (commit ce5cfd9, load 18 to 21, -bench '/n=1e\+06/k=7'): Lookup
 // k=7 new page p50 259 µs, p99 5.5 ms; near copy 291 µs, 6.6 ms; judge
-// step 375 µs, 9.4 ms; the same round trips. Its medians are within the
-// load's spread of the first run's.
+// step 375 µs, 9.4 ms; the same round trips. Higher, at a higher load;
+// the two were not run side by side, so this is no comparison.
 //
 // At k=7 a query reads 68 buckets of about 15 records each (1,000
 // fingerprints, 16 KB); the time is Redis building and the client
@@ -190,7 +190,10 @@
 // # Caveats
 //
 // Layout, K, lease and max lag are fixed when the index is created and
-// must be the same for every worker (Open checks). Release and purges
+// must be the same for every worker (Open checks). Every Lookup asks at K:
+// a crawler whose short texts take a wider radius (contentseen.short_k 11)
+// needs K=11 here, which on 4x16 reads 137 prefixes per table, 548
+// buckets a query (not measured; 68 at k=7 cost about 240 µs at 1M). Release and purges
 // rewrite the entry's buckets (a few KB at 10M with 4x16). Load is not
 // atomic as a whole and is not retried (an entry loaded twice would be two
 // entries). Index is safe for concurrent use; Close does not close the
