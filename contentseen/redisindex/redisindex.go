@@ -1,6 +1,7 @@
 package redisindex
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -116,9 +117,24 @@ func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Index, er
 // source, a second round trip, on its first call there).
 func eachServer(ctx context.Context, rdb redis.UniversalClient, fn func(context.Context, redis.Cmdable, string) error) error {
 	if c, ok := rdb.(*redis.ClusterClient); ok {
-		return c.ForEachShard(ctx, func(ctx context.Context, node *redis.Client) error {
-			return fn(ctx, node, node.Options().Addr)
+		var mu sync.Mutex
+		var nodeErr error // the first node's error, which names the node
+		err := c.ForEachShard(ctx, func(ctx context.Context, node *redis.Client) error {
+			err := fn(ctx, node, node.Options().Addr)
+			if err != nil {
+				mu.Lock()
+				nodeErr = cmp.Or(nodeErr, err)
+				mu.Unlock()
+			}
+			return err
 		})
+		if nodeErr != nil {
+			return nodeErr
+		}
+		if err != nil { // the cluster's slots could not be read
+			return fmt.Errorf("connect to redis cluster at %s: %w", addrOf(rdb), err)
+		}
+		return nil
 	}
 	return fn(ctx, rdb, addrOf(rdb))
 }
