@@ -1,7 +1,10 @@
 package redisindex
 
 import (
+	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -46,5 +49,86 @@ func TestClusterSharedContract(t *testing.T) {
 			line, _, _ := strings.Cut(stats[i:], "\r\n")
 			t.Errorf("master %s ran EVAL (%s): a script was not loaded there", s.Addr(), line)
 		}
+	}
+}
+
+// masterOf returns the address of the master serving key's slot.
+func masterOf(t testing.TB, rdb *redis.ClusterClient, key string) string {
+	t.Helper()
+	m, err := rdb.MasterForKey(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Options().Addr
+}
+
+// Every key of one crawl's index (meta, seq, entries, pending, digests
+// and every table) sits in the slot of its hash tag {NAME}, so on one
+// master; two crawls whose tags hash to slots of different masters put
+// their load on different masters.
+func TestClusterOneSlotPerCrawl(t *testing.T) {
+	c := redistest.StartCluster(t)
+	rdb := clusterClient(t, c)
+	ctx := context.Background()
+	// Crawl names in turn until one's tag is on another master than the
+	// first's (a 2-in-3 chance each).
+	names := []string{newName()}
+	for names = append(names, newName()); masterOf(t, rdb, "{"+names[1]+"}") == masterOf(t, rdb, "{"+names[0]+"}"); {
+		names[1] = newName()
+	}
+	var want []keys
+	for i, name := range names {
+		x := open(t, rdb, Options{Name: name})
+		want = append(want, x.keys)
+		for j := range 3 {
+			e := contentseentest.Entry(fmt.Sprintf("w%d/%d", i, j), contentseen.Fingerprint(0x0123456789abcdef)<<(8*j), uint64(j))
+			_, tok, err := x.Lookup(ctx, e.Fingerprint, e.Digest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cl, err := x.Claim(ctx, e, tok)
+			if err != nil || cl.Seq == 0 {
+				t.Fatalf("Claim = %+v, %v", cl, err)
+			}
+			if j < 2 { // the third stays pending
+				if err := x.Confirm(ctx, cl.Seq, e.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	found := map[string]string{} // key -> master address
+	var mu sync.Mutex
+	err := rdb.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+		ks, err := m.Keys(ctx, "simcrawl:*").Result()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, k := range ks {
+			found[k] = m.Options().Addr
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(want[0].all) + len(want[1].all); len(found) != n {
+		t.Errorf("%d keys on the masters, want %d (two crawls): %v", len(found), n, found)
+	}
+	for i, name := range names {
+		tag := "{" + name + "}"
+		slot, err := rdb.ClusterKeySlot(ctx, tag).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		home := masterOf(t, rdb, tag)
+		for _, k := range want[i].all {
+			if found[k] != home {
+				t.Errorf("key %s on master %q, want %s (slot %d)", k, found[k], home, slot)
+			}
+			if s, err := rdb.ClusterKeySlot(ctx, k).Result(); err != nil || s != slot {
+				t.Errorf("CLUSTER KEYSLOT %s = %d, %v; want %d", k, s, err, slot)
+			}
+		}
+		t.Logf("crawl %s: %d keys in slot %d on master %s", name, len(want[i].all), slot, home)
 	}
 }
