@@ -3,9 +3,12 @@ package redisindex
 import (
 	"context"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -130,5 +133,75 @@ func TestClusterOneSlotPerCrawl(t *testing.T) {
 			}
 		}
 		t.Logf("crawl %s: %d keys in slot %d on master %s", name, len(want[i].all), slot, home)
+	}
+	// Each call was one EVALSHA on its crawl's master, never redirected
+	// (MOVED counts as rejected): per crawl the meta script, 3 Lookups, 3
+	// Claims and 2 Confirms, so a new page's judge step is 3 round trips,
+	// as on one server.
+	for _, s := range c.Nodes {
+		var want int
+		for _, name := range names {
+			if masterOf(t, rdb, "{"+name+"}") == s.Addr() {
+				want += 9
+			}
+		}
+		calls, rejected := evalshaCalls(t, s.Addr())
+		if calls != want || rejected != 0 {
+			t.Errorf("master %s: %d EVALSHA calls, %d rejected; want %d, 0", s.Addr(), calls, rejected, want)
+		}
+	}
+}
+
+// evalshaCalls returns the EVALSHA calls the server at addr ran and
+// rejected (INFO commandstats).
+func evalshaCalls(t testing.TB, addr string) (calls, rejected int) {
+	t.Helper()
+	stats, err := redistest.Command(addr, "INFO", "commandstats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(stats, "cmdstat_evalsha:")
+	if i < 0 {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(stats[i+len("cmdstat_evalsha:"):], "\r\n")
+	for _, kv := range strings.Split(line, ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		n, err := strconv.Atoi(v)
+		switch k {
+		case "calls":
+			calls = n
+		case "rejected_calls":
+			rejected = n
+		default:
+			continue
+		}
+		if err != nil {
+			t.Fatalf("INFO commandstats at %s: %q", addr, line)
+		}
+	}
+	return calls, rejected
+}
+
+// Open through a ClusterClient whose seed nodes do not answer fails,
+// naming them.
+func TestClusterOpenUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{addr}, MaxRetries: -1, DialTimeout: time.Second})
+	t.Cleanup(func() {
+		if err := rdb.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	_, err = Open(context.Background(), rdb, Options{Name: "c", SharedOptions: contentseen.SharedOptions{K: 3}})
+	if err == nil || !strings.Contains(err.Error(), addr) || !strings.Contains(err.Error(), "connect") {
+		t.Fatalf("Open on a closed port = %v, want an error naming %s", err, addr)
 	}
 }
