@@ -159,8 +159,10 @@
 // TestClusterSharedContract runs the whole Shared contract there (each
 // worker a ClusterClient of its own) and finds no EVAL on any master;
 // TestClusterOneSlotPerCrawl finds every key of a crawl's index, the
-// tables included, in the slot of {NAME} on the master serving it, and
-// two crawls on two masters. Not tested on a cluster: a failover, a slot
+// tables included, in the slot of {NAME} on the master serving it, two
+// crawls on two masters, and every call one EVALSHA on its crawl's master,
+// none redirected (a new page's judge step is 3 round trips, as on one
+// server). Not tested on a cluster: a failover, a slot
 // migrating while the crawl runs (go-redis follows MOVED and ASK, and
 // retry treats TRYAGAIN, a script's reply while its keys are split by a
 // migration, as transient, but none of it was run), and the restart and
