@@ -145,26 +145,66 @@
 //
 // # Past one Redis: Redis Cluster
 //
-// All keys of the index share the slot of {NAME}, so every script is
-// atomic on one master, and one master holds one crawl's index. At 478
-// bytes per fingerprint (measured, 4x16) a master with 25 GB of data
-// holds about 50M pages. For 1 billion pages:
+// Open takes a redis.ClusterClient as well as a Client. On a cluster it
+// asks every node for its version (go-redis sends INFO to every master
+// but returns one reply) and loads the scripts into every node (a
+// pipelined SCRIPT LOAD has no key and reaches one node, and the first
+// call of each script on a master it missed would send the script's
+// source with EVAL). Tested on a local cluster of three masters without replicas
+// (redistest.StartCluster: redis-cli --cluster create), through a
+// ClusterClient:
+//
+//	go test -run 'TestCluster' ./contentseen/redisindex/ ./frontier/redisfrontier/
+//
+// TestClusterSharedContract runs the whole Shared contract there (each
+// worker a ClusterClient of its own) and finds no EVAL on any master;
+// TestClusterOneSlotPerCrawl finds every key of a crawl's index, the
+// tables included, in the slot of {NAME} on the master serving it, two
+// crawls on two masters, and every call one EVALSHA on its crawl's master,
+// none redirected (a new page's judge step is 3 round trips, as on one
+// server). Not tested on a cluster: a failover, a slot
+// migrating while the crawl runs (go-redis follows MOVED and ASK, and
+// retry treats TRYAGAIN, a script's reply while its keys are split by a
+// migration, as transient, but none of it was run), and the restart and
+// lost-write tests, which kill a single server.
+//
+// So today one crawl is one slot: every script is atomic on one master,
+// and one master holds one crawl's index and runs all of its scripts,
+// one at a time. Crawls spread across masters by their names' slots; a
+// crawl's slot can be moved to a bigger master (CLUSTER SETSLOT, or
+// redis-cli --cluster reshard), not split.
+//
+// At 478 bytes per fingerprint (measured, 4x16, 1M entries) a master with
+// 25 GB of data holds about 52M pages (25e9 / 478). For 1 billion pages:
 //
 //   - memory: 478 B x 1e9 = 478 GB with 4x16; but 4x16 returns N/65,536
 //     records per table per query (15,000 at 1e9, x17 prefixes at k=7),
-//     so at that size a layout with longer prefixes is needed: 10x28
-//     keeps 2.5x the table records for about 0.4 candidates per table at
-//     k=3 (10 x 16 bytes plus bucket overhead: an estimated 300 B/fp
-//     more, not measured), about 800 GB: 32 masters of 25 GB (64 with a
-//     replica each). k=7 at that size needs a layout made for it
-//     (NewLayout with longer blocks), at more tables again.
+//     so at that size a layout with longer prefixes is needed. 10x28 (4
+//     tables of 28-bit prefixes, 6 of 24, an exact probe per table at
+//     k=3) returns 3.7 records from each 28-bit table and 60 from each
+//     24-bit one, about 370 a query (6 KB; a k=7 query on 4x16 at 1M reads
+//     1,000). Its cost, from the measured parts: P e 296 and P d 80 bytes
+//     per entry do not depend on the layout; a table costs 20.8 bytes per
+//     entry on 4x16 (15 records a bucket), and a bucket costs 56 bytes
+//     besides its records (MEMORY USAGE of hashes of 1M 4-byte fields
+//     with 48- and 64-byte values: 104 and 120 bytes a field, Redis 7.0).
+//     So a 28-bit table costs about 16 + 56 x 0.26 (non-empty buckets per
+//     entry) = 31 bytes per entry and a 24-bit one about 16 + 56 / 60 + 1
+//     (size-class rounding) = 18: 4 x 31 + 6 x 18 = 232 bytes of tables
+//     instead of 83, about 630 B per fingerprint, 630 GB: 26 masters of
+//     25 GB (52 with a replica each). Not measured at that size. k=7 at
+//     that size needs a layout made for it (NewLayout with longer
+//     blocks), at more tables again.
 //   - slots: the crawl tag {NAME} cannot spread; the index must be cut.
 //     The cut that keeps Claim atomic where it matters: the claim log
 //     stays under {NAME} (P seq, P pend and the records of the last
-//     MaxLag claims: a few MB), and everything older, the table buckets,
-//     entry records and digests, moves to S shards tagged {NAME/cs/s},
-//     table i's bucket b in shard hash(i, b) mod S, a record and a digest
-//     in shard hash(seq) mod S and hash(digest) mod S.
+//     MaxLag claims: 4,096 x 296 B, about 1.2 MB by default), and
+//     everything older, the table buckets, entry records and digests,
+//     moves to S shards tagged {NAME/cs/s}, table i's bucket b in shard
+//     hash(i, b) mod S, a record and a digest in shard hash(seq) mod S
+//     and hash(digest) mod S. With S = 2,048 tags on 26 masters each
+//     master holds about 80 shards of 0.3 GB, and adding a master moves
+//     whole shards; only the log's master carries every Claim.
 //   - what stays atomic: Claim, a script on the {NAME} slot, checks the
 //     claims made since the token against the log and appends to it, so
 //     of two claims within K the second still sees the first. Writing the
@@ -177,10 +217,13 @@
 //     Release touch the log slot and the record's shard: no longer one
 //     atomic step, so Confirm writes the shard first and the log last, and
 //     a crash between them leaves a pending entry that expires.
-//   - round trips: a Lookup is one pipelined call per master holding a
-//     probed bucket (the 4 to 68 buckets of a query fall on up to that
-//     many masters, each asked once, in parallel), Claim one plus its
-//     shard writes.
+//   - round trips: a Lookup on 10x28 at k=3 probes 10 buckets, on up to
+//     10 masters, each asked once in parallel: 2 sequential round trips
+//     (the token, then the shards). A Claim is 2 (the log script, then
+//     its 12 shard writes, 10 buckets, a record and a digest, in
+//     parallel); a Confirm 2 (shard, then log). The judge step of a new
+//     page goes from 3 sequential round trips to about 6; not built, not
+//     measured.
 //
 // A per-prefix tag ({NAME/t<i>/<bucket>}) alone would put every bucket in
 // its own slot but make no script atomic: the check-and-insert would touch

@@ -1,6 +1,7 @@
 package redisindex
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -82,12 +83,12 @@ func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Index, er
 	if err := so.Validate(); err != nil {
 		return nil, fmt.Errorf("redisindex: %w", err)
 	}
-	info, err := rdb.Info(ctx, "server").Result()
-	if err != nil {
-		return nil, fmt.Errorf("redisindex: connect to redis at %s: %w", addr, err)
+	if err := eachServer(ctx, rdb, checkServer); err != nil {
+		return nil, fmt.Errorf("redisindex: %w", err)
 	}
-	if err := checkVersion(info); err != nil {
-		return nil, fmt.Errorf("redisindex: redis at %s: %w", addr, err)
+	// Scripts first: checkMeta runs one.
+	if err := eachServer(ctx, rdb, loadScripts); err != nil {
+		return nil, fmt.Errorf("redisindex: load scripts: %w", err)
 	}
 	x := &Index{
 		rdb:    rdb,
@@ -105,14 +106,62 @@ func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Index, er
 	if err := x.checkMeta(ctx); err != nil {
 		return nil, err
 	}
-	pipe := rdb.Pipeline()
+	return x, nil
+}
+
+// eachServer runs fn on the server rdb talks to, or on every node of a
+// Redis Cluster, masters and replicas, in parallel. Commands without a key
+// do not reach every node through a ClusterClient: go-redis sends INFO to
+// every master but returns one reply, and a SCRIPT LOAD in a pipeline to
+// one node (a script missing on the crawl's master costs an EVAL of its
+// source, a second round trip, on its first call there).
+func eachServer(ctx context.Context, rdb redis.UniversalClient, fn func(context.Context, redis.Cmdable, string) error) error {
+	if c, ok := rdb.(*redis.ClusterClient); ok {
+		var mu sync.Mutex
+		var nodeErr error // the first node's error, which names the node
+		err := c.ForEachShard(ctx, func(ctx context.Context, node *redis.Client) error {
+			err := fn(ctx, node, node.Options().Addr)
+			if err != nil {
+				mu.Lock()
+				nodeErr = cmp.Or(nodeErr, err)
+				mu.Unlock()
+			}
+			return err
+		})
+		if nodeErr != nil {
+			return nodeErr
+		}
+		if err != nil { // the cluster's slots could not be read
+			return fmt.Errorf("connect to redis cluster at %s: %w", addrOf(rdb), err)
+		}
+		return nil
+	}
+	return fn(ctx, rdb, addrOf(rdb))
+}
+
+// checkServer refuses a server older than Redis 7.0.
+func checkServer(ctx context.Context, c redis.Cmdable, addr string) error {
+	info, err := c.Info(ctx, "server").Result()
+	if err != nil {
+		return fmt.Errorf("connect to redis at %s: %w", addr, err)
+	}
+	if err := checkVersion(info); err != nil {
+		return fmt.Errorf("redis at %s: %w", addr, err)
+	}
+	return nil
+}
+
+// loadScripts puts every script into the server's script cache in one
+// pipeline.
+func loadScripts(ctx context.Context, c redis.Cmdable, addr string) error {
+	pipe := c.Pipeline()
 	for _, src := range scriptSources {
 		pipe.ScriptLoad(ctx, src)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, fmt.Errorf("redisindex: load scripts into redis at %s: %w", addr, err)
+		return fmt.Errorf("redis at %s: %w", addr, err)
 	}
-	return x, nil
+	return nil
 }
 
 // metaFields are the meta hash's fields in the order Open writes them.
