@@ -200,12 +200,12 @@ func (x *MemIndex) near(fp Fingerprint, k int, ms []Match) []Match {
 	for t := range ps {
 		ps[t].i, ps[t].j = x.tabs[t].narrow(ps[t].i, ps[t].j, ps[t].lo, ps[t].hi)
 	}
+	touchRanges(x.tabs, ps)
 	for t, pr := range ps {
 		tab := &x.tabs[t]
-		for n, c := range tab.keys[pr.i:pr.j] {
-			if d := bits.OnesCount64(c ^ pr.p); d <= k {
-				ms = x.addMatch(ms, t, c, d, tab.ids, pr.i+n)
-			}
+		keys := tab.keys[pr.i:pr.j]
+		for n := nextWithin(keys, 0, pr.p, k); n < len(keys); n = nextWithin(keys, n+1, pr.p, k) {
+			ms = x.addMatch(ms, t, keys[n], bits.OnesCount64(keys[n]^pr.p), tab.ids, pr.i+n)
 		}
 		for n := lowerBound(tab.dkeys, pr.lo); n < len(tab.dkeys) && tab.dkeys[n] <= pr.hi; n++ {
 			if d := bits.OnesCount64(tab.dkeys[n] ^ pr.p); d <= k {
@@ -245,11 +245,11 @@ func (x *MemIndex) nearProbes(fp Fingerprint, k, e int, ms []Match) []Match {
 			for n := range ps {
 				ps[n].i, ps[n].j = tab.narrow(ps[n].i, ps[n].j, ps[n].lo, ps[n].hi)
 			}
+			touchRuns(tab.keys, ps)
 			for _, pr := range ps {
-				for n, c := range tab.keys[pr.i:pr.j] {
-					if d := bits.OnesCount64(c ^ p); d <= k {
-						ms = x.addMatch(ms, t, c, d, tab.ids, pr.i+n)
-					}
+				keys := tab.keys[pr.i:pr.j]
+				for n := nextWithin(keys, 0, p, k); n < len(keys); n = nextWithin(keys, n+1, p, k) {
+					ms = x.addMatch(ms, t, keys[n], bits.OnesCount64(keys[n]^p), tab.ids, pr.i+n)
 				}
 				for n := lowerBound(tab.dkeys, pr.lo); n < len(tab.dkeys) && tab.dkeys[n] <= pr.hi; n++ {
 					if d := bits.OnesCount64(tab.dkeys[n] ^ p); d <= k {
@@ -261,6 +261,60 @@ func (x *MemIndex) nearProbes(fp Fingerprint, k, e int, ms []Match) []Match {
 	}
 	return ms
 }
+
+// nextWithin returns the first index at or after i of a key within k bits
+// of p, or len(keys). Four keys per step with one branch on the nearest of
+// them: almost no key is a match, and the loop is what a query spends its
+// compares in (10,000 keys at k=7 on 4x16 at 10M).
+func nextWithin(keys []uint64, i int, p uint64, k int) int {
+	for ; i+4 <= len(keys); i += 4 {
+		s := keys[i : i+4 : i+4]
+		d := min(bits.OnesCount64(s[0]^p), bits.OnesCount64(s[1]^p),
+			bits.OnesCount64(s[2]^p), bits.OnesCount64(s[3]^p))
+		if d <= k {
+			break
+		}
+	}
+	for ; i < len(keys); i++ {
+		if bits.OnesCount64(keys[i]^p) <= k {
+			return i
+		}
+	}
+	return len(keys)
+}
+
+// touchRuns loads one key per cache line of every probe's run before any
+// is compared. The loads are independent, so the CPU has many lines in
+// flight at once; the scan that follows then reads them from the cache
+// instead of waiting for the hardware prefetcher to find each run (a run
+// is 152 keys, 19 lines, at 10M on a 16-bit prefix).
+func touchRuns(keys []uint64, ps []probe) {
+	var acc uint64
+	for _, pr := range ps {
+		for i := pr.i; i < pr.j; i += 8 {
+			acc += keys[i]
+		}
+	}
+	sink(acc)
+}
+
+// touchRanges is touchRuns for probes of different tables, ps[t] in table t.
+func touchRanges(tabs []memTable, ps []probe) {
+	var acc uint64
+	for t, pr := range ps {
+		keys := tabs[t].keys
+		for i := pr.i; i < pr.j; i += 8 {
+			acc += keys[i]
+		}
+	}
+	sink(acc)
+}
+
+// sink keeps the loads of touchRuns: a value passed to a call that is not
+// inlined cannot be dropped.
+//
+//go:noinline
+func sink(uint64) {}
 
 // addMatch appends the match of table t's entry c (at distance d) unless
 // an earlier table found it; ids[i] is its id in table 0, and other tables
@@ -284,7 +338,12 @@ func (x *MemIndex) addMatch(ms []Match, t int, c uint64, d int, ids []uint64, i 
 func (x *MemIndex) idOf(fp Fingerprint) uint64 {
 	tab := &x.tabs[0]
 	p := x.layout.Permute(0, fp)
-	if i := lowerBound(tab.keys, p); i < len(tab.keys) && tab.keys[i] == p {
+	// Through the directory: one bucket of about 8 keys (152 at 10M on a
+	// 16-bit prefix, where the directory stops growing) instead of a
+	// binary search over the whole table, each step a cache miss.
+	b := p >> (64 - uint(tab.dirBits)) // a shift by 64 gives 0
+	lo, hi := int(tab.dir[b]), int(tab.dir[b+1])
+	if i := lo + lowerBound(tab.keys[lo:hi], p); i < hi && tab.keys[i] == p {
 		return tab.ids[i]
 	}
 	if i := lowerBound(tab.dkeys, p); i < len(tab.dkeys) && tab.dkeys[i] == p {
