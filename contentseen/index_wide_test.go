@@ -87,3 +87,24 @@ func TestNearLargeTablesMatchOracle(t *testing.T) {
 		})
 	}
 }
+
+// TestGrowHuge checks that growHuge keeps the keys and makes the room
+// asked for, for an array large enough to be advised to take huge pages.
+func TestGrowHuge(t *testing.T) {
+	s := make([]uint64, 1<<20) // 8 MiB
+	for i := range s {
+		s[i] = uint64(i) * 0x9e3779b97f4a7c15
+	}
+	g := growHuge(s, 10)
+	if len(g) != len(s) || cap(g) < len(s)+10 {
+		t.Fatalf("growHuge: len %d cap %d, want len %d cap >= %d", len(g), cap(g), len(s), len(s)+10)
+	}
+	for i := range g {
+		if g[i] != s[i] {
+			t.Fatalf("growHuge: element %d = %#x, want %#x", i, g[i], s[i])
+		}
+	}
+	if h := growHuge(g, 5); &h[0] != &g[0] {
+		t.Errorf("growHuge with room to spare moved the array")
+	}
+}
