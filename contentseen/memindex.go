@@ -12,15 +12,19 @@ import (
 )
 
 // MemIndex is an Index held in memory: per table, a sorted array of
-// permuted keys found by a prefix directory and a short binary search,
-// plus a small sorted delta that takes inserts and is merged into the
-// array when it grows past about sqrt(N) entries. Table 0 keeps the ids,
-// in an array parallel to its keys; a match found in another table takes
-// its id from table 0 (a binary search, only for matches).
+// permuted keys found by a prefix directory (and a short binary search
+// while the directory has fewer bits than the prefix), plus a small sorted
+// delta that takes inserts and is merged into the array when it grows
+// past about sqrt(N) entries. Table 0 keeps the ids, in an array parallel
+// to its keys; a match found in another table takes its id from table 0
+// (through its directory, only for matches).
 //
 // Cost: 8 bytes per fingerprint per table and 8 for its id (40 bytes with
-// the default 4x16 layout); an insert at N stored moves O(sqrt(N)) keys
-// per table.
+// the default 4x16 layout), plus the directories (at most 4 bytes per 8
+// keys; 1 MiB for 4x16 from 2^19 keys); an insert at N stored moves
+// O(sqrt(N)) keys per table. A query at 10M on 4x16: p50 1.5 to 2.2 µs at
+// k=3, 20 to 23 µs at k=7 (68 prefixes), on a shared 2-core machine at
+// load 5 to 17 (package doc).
 //
 // MemIndex is safe for concurrent use: queries share a read lock, inserts
 // take the write lock.
