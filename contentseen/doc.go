@@ -171,9 +171,9 @@
 //	layout   tables space  k     e  ranges  candidates  memory p50   bbolt p50
 //	4x16     4      1x     3     0  4       610         1.6-2.2 µs   20 µs
 //	4x16     4      1x     4-7   1  68      10,376      21-23 µs     241 µs
-//	4x16     4      1x     8-11  2  548     83,618      256-276 µs   1.07-1.40 ms (1M)
-//	3x21     3      0.75x  4-5   1  67      265         12 µs        -
-//	3x21     3      0.75x  6-8   2  718     2,818       97-100 µs    -
+//	4x16     4      1x     8-11  2  548     83,618      169 µs       1.07-1.40 ms (1M)
+//	3x21     3      0.75x  4-5   1  67      265         14 µs        -
+//	3x21     3      0.75x  6-8   2  718     2,818       106 µs       -
 //	5x13     5      1.25x  5-9   1  69      100,098     (computed)
 //	8x8      8      2x     7     0  8       312,500     (computed)
 //	10x28    10     2.5x   5-8   2  3,434   1,137       (computed)
@@ -211,8 +211,10 @@
 // cache misses on some 50 blocks. Restart points at every prefix (10,376
 // entries, 52 µs) and a decoder twice as fast would be needed, or tables
 // kept decoded in memory (MemIndex's 32 bytes per fingerprint). The 8-11
-// row and the 3x21 rows are from 2026-11-25, before these changes (load 15
-// to 30; bbolt at 1M).
+// row and the 3x21 rows in memory: one run each beside the code before at
+// load 15 to 20 (k=10 392 -> 169 µs, 3x21 at k=5 17.3 -> 13.8 µs, at k=8
+// 126 -> 106 µs); the 8-11 row's bbolt figure is from 2026-11-25, before
+// these changes (load 15 to 30).
 //
 // MemIndex keeps, per table, a sorted array of permuted keys (table 0 with
 // a parallel array of ids), reached through a directory of the keys' top bits
