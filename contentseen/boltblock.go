@@ -278,10 +278,8 @@ func (x *BoltIndex) scanTable(tables *bolt.Bucket, c *bolt.Cursor, t int, p, lo,
 }
 
 // tableScan reads prefix ranges of one table in increasing order (a
-// multi-probe query's), keeping the block where the last one ended and
-// the decoder's position in it: a range starting in that block continues
-// decoding from there (or from a later restart point), one starting a few
-// blocks on steps the cursor there, and only a far one seeks.
+// multi-probe query's), keeping the block where the last one ended so that
+// a range starting in that block or the next needs no seek.
 type tableScan struct {
 	x      *BoltIndex
 	tables *bolt.Bucket
@@ -290,14 +288,6 @@ type tableScan struct {
 
 	key, val   []byte // the current block; nil before the first seek
 	nkey, nval []byte // the block after it, where the cursor is (another table's or nil past the end)
-
-	// The current block parsed, and the decoder stopped in it at entry at
-	// (value cur, reader r after it); valid when parsed.
-	parsed bool
-	b      block
-	at     int
-	cur    uint64
-	r      bitReader
 }
 
 // nextFirst returns the first entry of the block after the current one,
@@ -309,39 +299,19 @@ func (s *tableScan) nextFirst() (uint64, bool) {
 	return 0, false
 }
 
-// stepBlocks is how many blocks ahead (estimated from the current block's
-// span) a range may start and still be reached by stepping the cursor
-// rather than seeking: a step reads one page, a seek a page per level of
-// the tree and a binary search of each. Measured at 1M with k=7 on 4x16.
-const stepBlocks = 4
-
 // scan appends the matches in [lo, hi]; lo must not be below the last
 // call's hi.
 func (s *tableScan) scan(p, lo, hi uint64, k int, ms []Match) ([]Match, error) {
 	if nf, ok := s.nextFirst(); s.key == nil || ok && lo >= nf {
-		first := uint64(0)
-		if s.key != nil {
-			first = binary.BigEndian.Uint64(s.key[1:])
+		if s.key, s.val = seekBlock(s.c, s.t, lo); s.key == nil {
+			return ms, nil
 		}
-		if s.key != nil && (lo-first)/stepBlocks < nf-first {
-			// Near: step while the next block starts at or before lo.
-			for ok && lo >= nf {
-				s.key, s.val = s.nkey, s.nval
-				s.nkey, s.nval = s.c.Next()
-				nf, ok = s.nextFirst()
-			}
-		} else {
-			if s.key, s.val = seekBlock(s.c, s.t, lo); s.key == nil {
-				return ms, nil
-			}
-			s.nkey, s.nval = s.c.Next()
-		}
-		s.parsed = false
+		s.nkey, s.nval = s.c.Next()
 	}
 	for binary.BigEndian.Uint64(s.key[1:]) <= hi {
 		var done bool
 		var err error
-		if ms, done, err = s.scanBlock(p, lo, hi, k, ms); err != nil || done {
+		if ms, done, err = s.x.scanBlock(s.tables, s.t, s.key, s.val, p, lo, hi, k, ms); err != nil || done {
 			return ms, err
 		}
 		if _, ok := s.nextFirst(); !ok {
@@ -349,30 +319,24 @@ func (s *tableScan) scan(p, lo, hi uint64, k int, ms []Match) ([]Match, error) {
 		}
 		s.key, s.val = s.nkey, s.nval
 		s.nkey, s.nval = s.c.Next()
-		s.parsed = false
 	}
 	return ms, nil
 }
 
-// scanBlock appends the matches of the current block in [lo, hi]; done
-// reports that the block holds entries past hi, and the decoder's position
-// is then kept for the next range.
-func (s *tableScan) scanBlock(p, lo, hi uint64, k int, ms []Match) (_ []Match, done bool, err error) {
-	x, t := s.x, s.t
-	if !s.parsed {
-		if s.b, err = x.parseBlock(t, s.key, s.val); err != nil {
-			return ms, false, fmt.Errorf("table %d block %x: %w", t, s.key[1:], err)
-		}
-		s.parsed, s.at, s.cur, s.r = true, 0, s.b.first, bitReader{b: s.b.stream}
+// scanBlock appends the matches of block (key, v) of table t in [lo, hi];
+// done reports that the block holds entries past hi.
+func (x *BoltIndex) scanBlock(tables *bolt.Bucket, t int, key, v []byte, p, lo, hi uint64, k int, ms []Match) (_ []Match, done bool, err error) {
+	b, err := x.parseBlock(t, key, v)
+	if err != nil {
+		return ms, false, fmt.Errorf("table %d block %x: %w", t, key[1:], err)
 	}
-	b := &s.b
 	// The decoding loop of blockIter.next, by hand: the reader's
 	// state stays in registers.
 	dec := &b.code.dec
-	start, e, r := b.seekFrom(lo, s.at, s.cur, s.r)
+	start, e, r := b.seek(lo)
 	for i := start; i < b.n; i++ {
 		if i == start {
-			// e is entry start, from seekFrom.
+			// e is entry start, from seek.
 		} else if i%restartEvery == 0 {
 			e = r.read(64)
 		} else {
@@ -398,7 +362,6 @@ func (s *tableScan) scanBlock(p, lo, hi uint64, k int, ms []Match) (_ []Match, d
 			continue
 		}
 		if e > hi {
-			s.at, s.cur, s.r = i, e, r
 			return ms, true, nil
 		}
 		d := bits.OnesCount64(e ^ p)
@@ -414,7 +377,7 @@ func (s *tableScan) scanBlock(p, lo, hi uint64, k int, ms []Match) (_ []Match, d
 			id = b.id(i)
 		} else {
 			var ok bool
-			if id, ok, err = x.lookupBlocks(s.tables, f); err != nil {
+			if id, ok, err = x.lookupBlocks(tables, f); err != nil {
 				return ms, false, err
 			} else if !ok {
 				return ms, false, fmt.Errorf("table %d holds %v, table 0 does not", t, f)
@@ -436,16 +399,9 @@ func (x *BoltIndex) lookupBlocks(tables *bolt.Bucket, fp Fingerprint) (uint64, b
 	if err != nil {
 		return 0, false, fmt.Errorf("table 0 block %x: %w", key[1:], err)
 	}
-	// From the last restart point at or before p, as a query decodes, not
-	// from the block's first entry (half a block, some 340 entries).
-	start, cur, r := b.seek(p)
-	it := blockIter{r: r, code: b.code, cur: cur, i: start + 1, n: b.n}
-	for i := start; i < b.n; i++ {
-		e := cur
-		if i > start {
-			e = it.next()
-		}
-		switch {
+	it := b.iter()
+	for i := range b.n {
+		switch e := it.next(); {
 		case e == p:
 			return b.id(i), true, nil
 		case e > p:
