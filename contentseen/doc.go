@@ -201,10 +201,10 @@
 // branch and taking the id of a match outside table 0 through the
 // directory instead of a binary search over 10M keys (measured together),
 // then 15 to 20% from the huge pages. bbolt at 10M, load 15 to 23: k=3
-// 20 µs, k=7 241 µs (245 before, no significant change; allocations 1,009
-// -> 863 per query, from keeping the block and the decoder's position
-// between the ranges of a table and stepping the cursor to near blocks),
-// against issue 17's 60 µs; 96 µs at 1M. The 60 µs budget is out of reach
+// 20 µs, k=7 about 245 µs, against issue 17's 60 µs; about 100 µs at 1M
+// (keeping each table's block and decoder position between its ranges and
+// stepping the cursor instead of seeking cut allocations 1,009 -> 863 per
+// query but not the time, p=0.886, so it was reverted). The 60 µs budget is out of reach
 // in this format: a k=7 range decodes its 152 entries plus some 64 from the
 // restart point before it, 14,700 entries a query at about 5 ns each (the
 // join's measured rate), over 70 µs before a range's B-tree look-up and the
