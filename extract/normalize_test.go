@@ -110,7 +110,13 @@ func TestPrefiltersMissNoMatch(t *testing.T) {
 	seed := time.Now().UnixNano()
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
 	t.Logf("seed %d", seed)
-	for range 20000 {
+	// The race detector has nothing concurrent to check here and slows it
+	// tenfold: fewer lines under -race, all of them in the non-race pass.
+	n := 20000
+	if raceEnabled {
+		n = 2000
+	}
+	for range n {
 		var b strings.Builder
 		for range 1 + rng.IntN(12) {
 			b.WriteString(pieces[rng.IntN(len(pieces))])
@@ -120,9 +126,12 @@ func TestPrefiltersMissNoMatch(t *testing.T) {
 }
 
 // The same on every line of the corpus pages' visible text.
-func TestPrefiltersMissNoMatchCorpus(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a parse of every corpus page; skipped with -short")
+func TestQualityPrefiltersMissNoMatchCorpus(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		// Pure functions over every corpus page: nothing concurrent for the
+		// race detector, which makes it ten times slower; CI runs
+		// TestQuality* without -race.
+		t.Skip("a parse of every corpus page; skipped with -short and -race")
 	}
 	pages := corpusPages(t)
 	lines := 0

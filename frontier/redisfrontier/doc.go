@@ -135,8 +135,23 @@
 // All frontier keys of one crawl share the hash tag {NAME}, so they sit in
 // one slot of one master, and every script stays atomic there (the
 // scripts build host keys from the prefix; they are in the declared key's
-// slot). One master therefore holds one crawl's frontier. The plan past
-// that: S shards with tags {NAME/0} ... {NAME/S-1}, a URL's shard chosen
+// slot). One master therefore holds one crawl's frontier and runs all its
+// scripts; crawls spread across masters by their names' slots.
+//
+// Open takes a redis.ClusterClient as well as a Client; on a cluster it
+// asks every node for its version (go-redis sends INFO to every master
+// but returns one reply) and loads the scripts into every node (go-redis's
+// ClusterClient.ScriptLoad does). Tested on a local cluster of three
+// masters (redistest.StartCluster), through a ClusterClient:
+// TestClusterQueueContract runs the frontier contract (frontiertest) and
+// finds no EVAL on any master; TestClusterOneSlotPerCrawl finds every key
+// of a crawl, per-host queues included, in the slot of {NAME} on the
+// master serving it, and two crawls on two masters. The package's other
+// tests (leases, lost replies, restarts, lost writes) run on a single
+// server only, the restart and lost-write ones killing it; a failover and
+// a slot migrating during a crawl were not tried.
+//
+// The plan past one master: S shards with tags {NAME/0} ... {NAME/S-1}, a URL's shard chosen
 // by a hash of its host, so a host's queues, politeness state and its
 // URLs' seen entries share a slot and stay atomic; Next asks the shards in
 // turn (one script each, one round trip when the first has work);

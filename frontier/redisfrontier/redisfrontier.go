@@ -1,6 +1,7 @@
 package redisfrontier
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -138,12 +139,8 @@ func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Frontier,
 			return nil, err
 		}
 	}
-	info, err := rdb.Info(ctx, "server").Result()
-	if err != nil {
-		return nil, fmt.Errorf("redisfrontier: connect to redis at %s: %w", addr, err)
-	}
-	if err := checkVersion(info); err != nil {
-		return nil, fmt.Errorf("redis at %s: %w", addr, err)
+	if err := checkServers(ctx, rdb); err != nil {
+		return nil, err
 	}
 	prefix := "simcrawl:{" + o.Name + "}:fr:"
 	rnd := make([]byte, 8)
@@ -172,7 +169,8 @@ func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Frontier,
 	// Load the scripts one by one, not in a pipeline: Script.Load keeps
 	// the hash its command returns, which is still "" when the command is
 	// only queued, and every Run would then send EVALSHA "", get NOSCRIPT
-	// and send the whole source again with EVAL.
+	// and send the whole source again with EVAL. Through a ClusterClient,
+	// ScriptLoad goes to every node (go-redis's ForEachShard).
 	for _, s := range scripts {
 		if err := s.Load(ctx, rdb).Err(); err != nil {
 			return nil, fmt.Errorf("redisfrontier: load scripts into redis at %s: %w", addr, err)
@@ -428,6 +426,43 @@ func (f *Frontier) onceTTL() int64 { return 2 * f.ttl.Milliseconds() }
 func (f *Frontier) signal() {
 	close(f.wake)
 	f.wake = make(chan struct{})
+}
+
+// checkServers refuses a server older than Redis 7.0, or a Redis Cluster
+// with such a node. Through a ClusterClient go-redis sends INFO to every
+// master but returns one reply, so each node is asked on its own.
+func checkServers(ctx context.Context, rdb redis.UniversalClient) error {
+	check := func(ctx context.Context, c redis.Cmdable, addr string) error {
+		info, err := c.Info(ctx, "server").Result()
+		if err != nil {
+			return fmt.Errorf("redisfrontier: connect to redis at %s: %w", addr, err)
+		}
+		if err := checkVersion(info); err != nil {
+			return fmt.Errorf("redis at %s: %w", addr, err)
+		}
+		return nil
+	}
+	if c, ok := rdb.(*redis.ClusterClient); ok {
+		var mu sync.Mutex
+		var nodeErr error // the first node's error, which names the node
+		err := c.ForEachShard(ctx, func(ctx context.Context, node *redis.Client) error {
+			err := check(ctx, node, node.Options().Addr)
+			if err != nil {
+				mu.Lock()
+				nodeErr = cmp.Or(nodeErr, err)
+				mu.Unlock()
+			}
+			return err
+		})
+		if nodeErr != nil {
+			return nodeErr
+		}
+		if err != nil { // the cluster's slots could not be read
+			return fmt.Errorf("redisfrontier: connect to redis cluster at %s: %w", addrOf(rdb), err)
+		}
+		return nil
+	}
+	return check(ctx, rdb, addrOf(rdb))
 }
 
 func addrOf(rdb redis.UniversalClient) string {
