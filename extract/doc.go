@@ -60,8 +60,8 @@
 //     starting with a "related"/"read more" heading, a photo credit or
 //     source, a comment prompt, share/print/next-post labels, tag and
 //     category lines, bylines, paywall, newsletter, follow-us and
-//     call-to-action notes, legal lines (Impressum, Mentions légales, 责任编辑, 免责声明, Отзывы),
-//     in English, German, French, Spanish, Portuguese, Polish, Italian,
+//     call-to-action notes, legal lines (Impressum, Mentions légales,
+//     责任编辑, 免责声明, Отзывы), in English, German, French, Spanish, Portuguese, Polish, Italian,
 //     Russian and Chinese; lines that are only a written date
 //     ("segunda-feira, 22 de janeiro de 2018"); short lines carrying a
 //     credit (©, "Foto:", Getty Images); copyright, cookie and blog
