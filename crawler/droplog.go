@@ -180,11 +180,15 @@ func rewriteMissing(ctx context.Context, f *os.File, at int64, skip int, st *sto
 		if i <= skip {
 			return nil
 		}
-		orig, err := st.Get(ctx, d.DuplicateOf)
-		if err != nil {
-			return fmt.Errorf("page %d: %w", d.DuplicateOf, err)
+		origURL := d.DuplicateOfURL // a page of another worker
+		if d.DuplicateOfWorker == "" {
+			orig, err := st.Get(ctx, d.DuplicateOf)
+			if err != nil {
+				return fmt.Errorf("page %d: %w", d.DuplicateOf, err)
+			}
+			origURL = orig.URL
 		}
-		r := storage.NewDropRecord(d, orig.URL)
+		r := storage.NewDropRecord(d, origURL)
 		b, err := r.MarshalJSON()
 		if err != nil {
 			return err

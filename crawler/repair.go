@@ -246,7 +246,7 @@ func rebuild(ctx context.Context, tmp, dst *bolt.DB, out string, layout contents
 		var drops []*storage.Drop
 		for _, id := range ids {
 			d, err := src.GetDrop(ctx, id)
-			if err != nil || !stored[d.DuplicateOf] {
+			if err != nil || d.DuplicateOfWorker == "" && !stored[d.DuplicateOf] {
 				sum.DropsLost++
 				continue
 			}

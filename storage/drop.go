@@ -24,10 +24,15 @@ type Drop struct {
 	Depth                int
 	FetchedAt            time.Time
 	DuplicateOf          uint64 // ID of the stored page it duplicates
-	Distance             int
-	Reason               string // ReasonExact or ReasonNear
-	Fingerprint          uint64
-	MatchedFingerprint   uint64
+	// DuplicateOfWorker, when not empty, says the stored page is in
+	// another worker's data directory of a distributed crawl: DuplicateOf
+	// is its ID there and DuplicateOfURL its URL. Such a drop is not
+	// listed by DropsOf (no page of this store has it).
+	DuplicateOfWorker, DuplicateOfURL string
+	Distance                          int
+	Reason                            string // ReasonExact or ReasonNear
+	Fingerprint                       uint64
+	MatchedFingerprint                uint64
 	// Similarity and Containment are the verified resemblance of the two
 	// texts (the caller's estimates, 0..1; 1 for exact copies). 0 for
 	// drops recorded before they existed.
@@ -62,6 +67,7 @@ func (s *Store) PutDropTx(tx *bolt.Tx, d *Drop) error {
 		FetchedAt: d.FetchedAt, DuplicateOf: d.DuplicateOf, Distance: d.Distance,
 		Reason: d.Reason, Fingerprint: d.Fingerprint, MatchedFingerprint: d.MatchedFingerprint,
 		Similarity: d.Similarity, Containment: d.Containment,
+		DuplicateOfWorker: d.DuplicateOfWorker, DuplicateOfURL: d.DuplicateOfURL,
 	}
 	key := itob(id)
 	if s.keepDropText && d.Text != "" {
@@ -85,8 +91,10 @@ func (s *Store) PutDropTx(tx *bolt.Tx, d *Drop) error {
 			return fmt.Errorf("storage: index url of drop %d: %w", id, err)
 		}
 	}
-	if err := b.dropBy.Put(append(itob(d.DuplicateOf), key...), nil); err != nil {
-		return fmt.Errorf("storage: index target of drop %d: %w", id, err)
+	if d.DuplicateOfWorker == "" {
+		if err := b.dropBy.Put(append(itob(d.DuplicateOf), key...), nil); err != nil {
+			return fmt.Errorf("storage: index target of drop %d: %w", id, err)
+		}
 	}
 	d.ID = id
 	return nil
@@ -103,6 +111,7 @@ func decodeDrop(b buckets, key, v []byte, withText bool) (*Drop, error) {
 		FetchedAt: r.FetchedAt, DuplicateOf: r.DuplicateOf, Distance: r.Distance,
 		Reason: r.Reason, Fingerprint: r.Fingerprint, MatchedFingerprint: r.MatchedFingerprint,
 		TextLen: r.TextLen, Similarity: r.Similarity, Containment: r.Containment,
+		DuplicateOfWorker: r.DuplicateOfWorker, DuplicateOfURL: r.DuplicateOfURL,
 	}
 	if withText {
 		t, err := getCompressed(b.dropText, key)

@@ -64,6 +64,9 @@ type dropRecord struct {
 	TextLen            int       `json:"text_len"`
 	Similarity         float64   `json:"sim,omitempty"`
 	Containment        float64   `json:"cont,omitempty"`
+	// A page stored by another worker (Drop.DuplicateOfWorker).
+	DuplicateOfWorker string `json:"dup_of_worker,omitempty"`
+	DuplicateOfURL    string `json:"dup_of_url,omitempty"`
 }
 
 // encodeRecord returns formatVersion followed by the JSON of v.

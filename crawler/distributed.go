@@ -1,0 +1,197 @@
+package crawler
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/frontier"
+)
+
+// Distributed makes a Crawler one worker of a crawl shared by several
+// processes, on one machine or many: the frontier and the ContentSeen index
+// are shared (for example frontier/redisfrontier and contentseen/redisindex),
+// while the pages and the drop log stay in the worker's own data directory.
+//
+// A page is judged through contentseen.Judge with the same judge as the
+// single-process crawl (the same digest, or a candidate within k whose
+// sketch verifies), then:
+//
+//   - a copy of a committed entry is dropped (a drop record and a drop-log
+//     line naming the stored page's URL, its ID and, when another worker
+//     stored it, that worker);
+//   - a copy of a pending entry (claimed by a worker that has not stored
+//     it yet) is queued again for after the entry's lease ends;
+//   - a page claimed is stored with its claim (the entry's Seq) in one
+//     bbolt transaction, then confirmed in the shared index, then finished
+//     in the queue with its links. A claim stored but never confirmed (a
+//     crash in between) is confirmed by the next Run on the data directory;
+//     if its lease was lost meanwhile, the page is judged and claimed again
+//     (it stays stored either way, see confirmStored).
+type Distributed struct {
+	// Queue is the crawl's shared frontier: Run adds the seeds to it and
+	// the workers take their URLs from it.
+	Queue frontier.Queue
+	// Index is the crawl's shared ContentSeen index; its K must be
+	// Options.K.
+	Index contentseen.Shared
+	// Worker names this worker in the index's entries ("worker/page-id"),
+	// so a copy's drop record names where its page is stored. Letters,
+	// digits, '.', '_' and '-' (WorkerName derives one from the data
+	// directory).
+	Worker string
+	// Budget, when set, holds Options.MaxPages across all workers: a page
+	// is stored only after Budget.ClaimPage grants it. Without it MaxPages
+	// counts this worker's pages only.
+	Budget Budget
+}
+
+// Budget is a page budget shared by the workers of a crawl
+// (redisfrontier.Frontier has one).
+type Budget interface {
+	// ClaimPage takes one page of max, reporting false when all are
+	// taken.
+	ClaimPage(ctx context.Context, max int) (bool, error)
+	// ReturnPage gives back a page claimed but not stored.
+	ReturnPage(ctx context.Context) error
+}
+
+var validWorker = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+func (d *Distributed) validate(o *Options) []error {
+	var errs []error
+	if d.Queue == nil || d.Index == nil {
+		errs = append(errs, errors.New("crawler: distributed: Queue and Index are required"))
+	}
+	if !validWorker.MatchString(d.Worker) {
+		errs = append(errs, fmt.Errorf("crawler: distributed: worker name %q: want 1 to 64 letters, digits, '.', '_' or '-'", d.Worker))
+	}
+	if d.Index != nil && d.Index.K() != o.K {
+		errs = append(errs, fmt.Errorf("crawler: distributed: the shared index has k = %d, the crawl %d", d.Index.K(), o.K))
+	}
+	if o.RetryFailed {
+		errs = append(errs, errors.New("crawler: distributed: retrying failed URLs is not supported with a shared frontier"))
+	}
+	return errs
+}
+
+// distributed is the state of a worker of a distributed crawl.
+type distributed struct {
+	Distributed
+	// nextID is the last page ID reserved: a page's ID is chosen before
+	// its claim (the entry names it), so IDs of pages not stored are
+	// skipped.
+	nextID atomic.Uint64
+	// exhausted is set once Budget refused a page.
+	exhausted atomic.Bool
+
+	mu sync.Mutex
+	// confirmed are page IDs confirmed whose claims are still recorded in
+	// bClaims; the next commit (or the end of Run) deletes them.
+	confirmed []uint64
+}
+
+// bClaims holds the claims of stored pages not yet known to be confirmed:
+// page ID -> the entry's Seq (8 bytes, big endian).
+var bClaims = []byte("shared-claims")
+
+func (c *Crawler) openDistributed() error {
+	c.dist = &distributed{Distributed: *c.opts.Distributed}
+	c.queue = c.dist.Queue
+	return c.db.Update(func(tx *bolt.Tx) error {
+		if _, err := tx.CreateBucketIfNotExists(bClaims); err != nil {
+			return fmt.Errorf("crawler: claims bucket: %w", err)
+		}
+		last, err := c.store.LastIDTx(tx)
+		if err != nil {
+			return fmt.Errorf("crawler: %w", err)
+		}
+		c.dist.nextID.Store(last)
+		return nil
+	})
+}
+
+// entryID names page id of this worker in the shared index.
+func (c *Crawler) entryID(id uint64) string {
+	return c.dist.Worker + "/" + strconv.FormatUint(id, 10)
+}
+
+// parseEntryID splits an entry ID into the worker and its page ID.
+func parseEntryID(s string) (worker string, id uint64, err error) {
+	i := strings.LastIndexByte(s, '/')
+	if i < 0 {
+		return "", 0, fmt.Errorf("crawler: shared entry id %q: want worker/page-id", s)
+	}
+	id, err = strconv.ParseUint(s[i+1:], 10, 64)
+	if err != nil {
+		return "", 0, fmt.Errorf("crawler: shared entry id %q: %w", s, err)
+	}
+	return s[:i], id, nil
+}
+
+func putClaimTx(tx *bolt.Tx, id, seq uint64) error {
+	var k, v [8]byte
+	binary.BigEndian.PutUint64(k[:], id)
+	binary.BigEndian.PutUint64(v[:], seq)
+	if err := tx.Bucket(bClaims).Put(k[:], v[:]); err != nil {
+		return fmt.Errorf("record claim of page %d: %w", id, err)
+	}
+	return nil
+}
+
+// deleteConfirmedTx removes the claims confirmed since the last commit.
+func (c *Crawler) deleteConfirmedTx(tx *bolt.Tx) error {
+	c.dist.mu.Lock()
+	ids := c.dist.confirmed
+	c.dist.confirmed = nil
+	c.dist.mu.Unlock()
+	b := tx.Bucket(bClaims)
+	for _, id := range ids {
+		var k [8]byte
+		binary.BigEndian.PutUint64(k[:], id)
+		if err := b.Delete(k[:]); err != nil {
+			return fmt.Errorf("delete claim of page %d: %w", id, err)
+		}
+	}
+	return nil
+}
+
+func (c *Crawler) markConfirmed(id uint64) {
+	c.dist.mu.Lock()
+	c.dist.confirmed = append(c.dist.confirmed, id)
+	c.dist.mu.Unlock()
+}
+
+// flushConfirmed deletes the claims confirmed since the last commit.
+func (c *Crawler) flushConfirmed() error {
+	c.commitMu.Lock()
+	defer c.commitMu.Unlock()
+	if err := c.db.Update(c.deleteConfirmedTx); err != nil {
+		return fmt.Errorf("crawler: %w", err)
+	}
+	return nil
+}
+
+// storedClaims returns the claims recorded in the data directory.
+func (c *Crawler) storedClaims() (map[uint64]uint64, error) {
+	claims := map[uint64]uint64{}
+	err := c.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bClaims).ForEach(func(k, v []byte) error {
+			if len(k) != 8 || len(v) != 8 {
+				return fmt.Errorf("crawler: claims bucket: bad record %x", k)
+			}
+			claims[binary.BigEndian.Uint64(k)] = binary.BigEndian.Uint64(v)
+			return nil
+		})
+	})
+	return claims, err
+}

@@ -1,0 +1,244 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/frontier"
+	"github.com/simcrawl/simcrawl/frontier/redisfrontier"
+	"github.com/simcrawl/simcrawl/internal/demosite"
+	"github.com/simcrawl/simcrawl/internal/redistest"
+	"github.com/simcrawl/simcrawl/storage"
+)
+
+// distWorker opens a worker of the distributed crawl name on the redis at
+// addr, sharing idx, with its own data directory.
+func distWorker(t *testing.T, addr, name, worker string, idx contentseen.Shared, seeds ...string) *Crawler {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { rdb.Close() })
+	q, err := redisfrontier.Open(context.Background(), rdb, redisfrontier.Options{Name: name, Worker: worker, Poll: 20 * time.Millisecond,
+		Options: frontier.Options{PerHostInFlight: 4, PerHostDelay: -1}})
+	if err != nil {
+		t.Fatalf("redisfrontier.Open: %v", err)
+	}
+	t.Cleanup(func() { q.Close() })
+	opts := testOptions(t, seeds...)
+	opts.Parallelism = 4
+	opts.Logger = slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	opts.Distributed = &Distributed{Queue: q, Index: idx, Worker: worker, Budget: q}
+	c, err := Open(opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return c
+}
+
+// runWorkers runs the crawlers to the end at the same time.
+func runWorkers(t *testing.T, ctx context.Context, cs ...*Crawler) []*Summary {
+	t.Helper()
+	sums := make([]*Summary, len(cs))
+	errs := make([]error, len(cs))
+	var wg sync.WaitGroup
+	for i, c := range cs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sums[i], errs[i] = c.Run(ctx)
+		}()
+	}
+	wg.Wait()
+	for i, c := range cs {
+		if err := c.Close(); err != nil {
+			t.Errorf("worker %d: Close: %v", i, err)
+		}
+		if errs[i] != nil {
+			t.Fatalf("worker %d: Run: %v", i, errs[i])
+		}
+	}
+	return sums
+}
+
+// sharedIndex is an in-process shared index with the test options' k.
+func sharedIndex(t *testing.T) *contentseen.SharedMem {
+	t.Helper()
+	idx, err := contentseen.NewSharedMem(contentseen.SharedOptions{K: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return idx
+}
+
+// Two workers on one Redis frontier and one shared index crawl a site with
+// copies: every page is fetched once, each pair of copies is stored once
+// (by either worker) and dropped once, as a single process decides, and no
+// two stored pages are copies in the judge's eyes.
+func TestDistributedCrawlDecidesAsOneProcess(t *testing.T) {
+	srv := redistest.Start(t)
+	g := &demosite.Generated{N: 90, DupEvery: 5}
+	site := httptest.NewServer(indexed(g))
+	defer site.Close()
+	seed := site.URL + "/"
+
+	other := httptest.NewServer(indexed(&demosite.Generated{N: g.N, DupEvery: g.DupEvery}))
+	defer other.Close()
+	single := runCrawl(t, testOptions(t, other.URL+"/"))
+
+	idx := sharedIndex(t)
+	a := distWorker(t, srv.Addr(), "t1", "worker-a", idx, seed)
+	b := distWorker(t, srv.Addr(), "t1", "worker-b", idx, seed)
+	dirs := []string{a.opts.DataDir, b.opts.DataDir}
+	sums := runWorkers(t, context.Background(), a, b)
+
+	for i := range g.N {
+		if h := g.Hits(i); h != 1 {
+			t.Errorf("page %d fetched %d times", i, h)
+		}
+	}
+	var stored, dropped int64
+	for _, s := range sums {
+		stored += s.Run.Stored
+		dropped += s.Run.DroppedExact + s.Run.DroppedNear
+		t.Logf("worker: stored %d, dropped %d", s.Run.Stored, s.Run.DroppedExact+s.Run.DroppedNear)
+	}
+	if stored != single.Run.Stored || dropped != single.Run.DroppedExact+single.Run.DroppedNear {
+		t.Errorf("two workers stored %d and dropped %d, one process %d and %d",
+			stored, dropped, single.Run.Stored, single.Run.DroppedExact+single.Run.DroppedNear)
+	}
+	checkDistributedResult(t, g, site.URL, dirs, map[string]string{"worker-a": dirs[0], "worker-b": dirs[1]})
+}
+
+// checkDistributedResult checks the union of the workers' data directories:
+// of each pair of copies exactly one page stored and one dropped, naming
+// the stored one (in the right worker's directory), every other page
+// stored once, no two stored pages that the judge would call copies, and
+// every directory consistent.
+func checkDistributedResult(t *testing.T, g *demosite.Generated, base string, dirs []string, workers map[string]string) {
+	t.Helper()
+	storedIn := map[string]string{} // path -> data dir
+	var pages []*storage.Page
+	dropped := map[string]bool{}
+	for _, dir := range dirs {
+		r := readResult(t, dir, base)
+		for path, p := range r.stored {
+			if other, dup := storedIn[path]; dup {
+				t.Errorf("%s stored in %s and %s", path, other, dir)
+			}
+			storedIn[path] = dir
+			pages = append(pages, p)
+		}
+		for path, d := range r.dropped {
+			if dropped[path] {
+				t.Errorf("%s dropped twice", path)
+			}
+			dropped[path] = true
+			origDir, origURL := dir, d.DuplicateOfURL
+			if d.DuplicateOfWorker != "" {
+				origDir = workers[d.DuplicateOfWorker]
+			} else {
+				origURL = urlOfID(r, d.DuplicateOf)
+			}
+			if p := readResult(t, origDir, base).stored[strings.TrimPrefix(origURL, base)]; p == nil || p.ID != d.DuplicateOf {
+				t.Errorf("%s dropped as a copy of page %d (%s) of %q, which %s does not hold", path, d.DuplicateOf, origURL, d.DuplicateOfWorker, origDir)
+			}
+		}
+		if len(r.log) != len(r.dropped) {
+			t.Errorf("%s: %d drop-log lines, %d drops", dir, len(r.log), len(r.dropped))
+		}
+		rep, err := CheckData(context.Background(), dir, "", time.Second)
+		if err != nil || rep.Err() != nil {
+			t.Errorf("check %s: %v %v", dir, err, rep.Err())
+		}
+	}
+	for i := range g.N {
+		path := "/p/" + strconv.Itoa(i)
+		_, s := storedIn[path]
+		switch {
+		case g.IsDuplicate(i):
+			prev := "/p/" + strconv.Itoa(i-1)
+			_, ps := storedIn[prev]
+			if s == ps || dropped[path] == dropped[prev] {
+				t.Errorf("copies %s and %s: stored %v %v, dropped %v %v", prev, path, ps, s, dropped[prev], dropped[path])
+			}
+		case !g.IsDuplicate(i+1) && (!s || dropped[path]):
+			t.Errorf("%s: stored %v, dropped %v; want stored", path, s, dropped[path])
+		}
+	}
+	checkNoStoredCopies(t, pages, 3)
+}
+
+// checkNoStoredCopies fails when two of pages are copies in the judge's
+// eyes: the same digest, or within k bits with sketches that verify.
+func checkNoStoredCopies(t *testing.T, pages []*storage.Page, k int) {
+	t.Helper()
+	fper, err := contentseen.NewFingerprinter(contentseen.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := contentseen.DefaultThresholds()
+	sks := make([]contentseen.Sketch, len(pages))
+	for i, p := range pages {
+		sks[i] = fper.Sketch(contentseen.StripTitle(p.Text, p.Title))
+	}
+	for i, p := range pages {
+		for j := i + 1; j < len(pages); j++ {
+			q := pages[j]
+			if p.Thin || q.Thin {
+				continue
+			}
+			same := p.Digest == q.Digest
+			near := contentseen.Distance(contentseen.Fingerprint(p.Fingerprint), contentseen.Fingerprint(q.Fingerprint)) <= k &&
+				th.Verify(contentseen.Compare(sks[i], sks[j]))
+			if same || near {
+				t.Errorf("stored pages %s and %s are copies", p.URL, q.URL)
+			}
+		}
+	}
+}
+
+// urlOfID returns the URL of stored page id of r.
+func urlOfID(r crawlResult, id uint64) string {
+	for _, p := range r.stored {
+		if p.ID == id {
+			return p.URL
+		}
+	}
+	return fmt.Sprintf("(no page %d)", id)
+}
+
+// indexed serves g with an index page at / linking to every page: which of
+// two copies is dropped (and so whose links are not followed) then does
+// not change which pages are reached.
+func indexed(g *demosite.Generated) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			g.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<!DOCTYPE html><html><head><title>Index</title></head><body><ul>")
+		for i := range g.N {
+			fmt.Fprintf(w, `<li><a href="/p/%d">Story %d</a></li>`, i, i)
+		}
+		fmt.Fprint(w, "</ul></body></html>")
+	})
+}
+
+// tWriter writes log lines to t.Log.
+type tWriter struct{ t *testing.T }
+
+func (w tWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
