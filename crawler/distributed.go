@@ -2,9 +2,13 @@ package crawler
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -194,4 +198,72 @@ func (c *Crawler) storedClaims() (map[uint64]uint64, error) {
 		})
 	})
 	return claims, err
+}
+
+// WorkerFile is the file in a data directory that records the name the
+// directory's worker has in a distributed crawl.
+const WorkerFile = "worker"
+
+// WorkerName returns the name of dir's worker in a distributed crawl,
+// creating dir and choosing the name on first use: the directory's base
+// name (as a worker name may spell it) and 6 random hex digits, so that
+// two machines' "data" directories get different names. The name is
+// recorded in dir (WorkerFile) and stays the same for every later run,
+// which is what lets a restarted worker confirm the claims it stored.
+func WorkerName(dir string) (string, error) {
+	path := filepath.Join(dir, WorkerFile)
+	b, err := os.ReadFile(path)
+	if err == nil {
+		name := strings.TrimSpace(string(b))
+		if !validWorker.MatchString(name) {
+			return "", fmt.Errorf("crawler: %s: %q is not a worker name (letters, digits, '.', '_' or '-'): delete the file for a new one", path, name)
+		}
+		return name, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("crawler: worker name: %w", err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("crawler: worker name: %w", err)
+	}
+	base := strings.Trim(regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(filepath.Base(abs), "-"), "-.")
+	if len(base) > 40 {
+		base = base[:40]
+	}
+	if base == "" {
+		base = "worker"
+	}
+	var rnd [3]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return "", fmt.Errorf("crawler: worker name: %w", err)
+	}
+	name := base + "-" + hex.EncodeToString(rnd[:])
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("crawler: create data directory: %w", err)
+	}
+	if err := writeFileSync(path, []byte(name+"\n")); err != nil {
+		return "", fmt.Errorf("crawler: record worker name: %w", err)
+	}
+	return name, nil
+}
+
+// writeFileSync writes path through a temporary file renamed over it, so
+// a crash leaves the old content or the new, never half.
+func writeFileSync(path string, b []byte) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		return errors.Join(err, f.Close())
+	}
+	if err := f.Sync(); err != nil {
+		return errors.Join(err, f.Close())
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/contentseen/redisindex"
 	"github.com/simcrawl/simcrawl/frontier"
 	"github.com/simcrawl/simcrawl/frontier/redisfrontier"
 	"github.com/simcrawl/simcrawl/internal/demosite"
@@ -86,37 +86,56 @@ func sharedIndex(t *testing.T) *contentseen.SharedMem {
 // two stored pages are copies in the judge's eyes.
 func TestDistributedCrawlDecidesAsOneProcess(t *testing.T) {
 	srv := redistest.Start(t)
-	g := &demosite.Generated{N: 90, DupEvery: 5}
-	site := httptest.NewServer(indexed(g))
-	defer site.Close()
-	seed := site.URL + "/"
-
-	other := httptest.NewServer(indexed(&demosite.Generated{N: g.N, DupEvery: g.DupEvery}))
+	other := httptest.NewServer(&demosite.Generated{N: 90, DupEvery: 5, IndexPage: true})
 	defer other.Close()
 	single := runCrawl(t, testOptions(t, other.URL+"/"))
+	for _, kind := range []string{"SharedMem", "redisindex"} {
+		t.Run(kind, func(t *testing.T) {
+			g := &demosite.Generated{N: 90, DupEvery: 5, IndexPage: true}
+			site := httptest.NewServer(g)
+			defer site.Close()
+			seed := site.URL + "/"
+			name := "t-" + kind
+			var idx contentseen.Shared = sharedIndex(t)
+			if kind == "redisindex" {
+				idx = redisIndex(t, srv.Addr(), name)
+			}
+			a := distWorker(t, srv.Addr(), name, "worker-a", idx, seed)
+			b := distWorker(t, srv.Addr(), name, "worker-b", idx, seed)
+			dirs := []string{a.opts.DataDir, b.opts.DataDir}
+			sums := runWorkers(t, context.Background(), a, b)
 
-	idx := sharedIndex(t)
-	a := distWorker(t, srv.Addr(), "t1", "worker-a", idx, seed)
-	b := distWorker(t, srv.Addr(), "t1", "worker-b", idx, seed)
-	dirs := []string{a.opts.DataDir, b.opts.DataDir}
-	sums := runWorkers(t, context.Background(), a, b)
+			for i := range g.N {
+				if h := g.Hits(i); h != 1 {
+					t.Errorf("page %d fetched %d times", i, h)
+				}
+			}
+			var stored, dropped int64
+			for _, s := range sums {
+				stored += s.Run.Stored
+				dropped += s.Run.DroppedExact + s.Run.DroppedNear
+				t.Logf("worker: stored %d, dropped %d", s.Run.Stored, s.Run.DroppedExact+s.Run.DroppedNear)
+			}
+			if stored != single.Run.Stored || dropped != single.Run.DroppedExact+single.Run.DroppedNear {
+				t.Errorf("two workers stored %d and dropped %d, one process %d and %d",
+					stored, dropped, single.Run.Stored, single.Run.DroppedExact+single.Run.DroppedNear)
+			}
+			checkDistributedResult(t, g, site.URL, dirs, map[string]string{"worker-a": dirs[0], "worker-b": dirs[1]})
+		})
+	}
+}
 
-	for i := range g.N {
-		if h := g.Hits(i); h != 1 {
-			t.Errorf("page %d fetched %d times", i, h)
-		}
+// redisIndex opens the shared index of crawl name on the redis at addr.
+func redisIndex(t *testing.T, addr, name string) contentseen.Shared {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { rdb.Close() })
+	idx, err := redisindex.Open(context.Background(), rdb, redisindex.Options{Name: name, SharedOptions: contentseen.SharedOptions{K: 3}})
+	if err != nil {
+		t.Fatalf("redisindex.Open: %v", err)
 	}
-	var stored, dropped int64
-	for _, s := range sums {
-		stored += s.Run.Stored
-		dropped += s.Run.DroppedExact + s.Run.DroppedNear
-		t.Logf("worker: stored %d, dropped %d", s.Run.Stored, s.Run.DroppedExact+s.Run.DroppedNear)
-	}
-	if stored != single.Run.Stored || dropped != single.Run.DroppedExact+single.Run.DroppedNear {
-		t.Errorf("two workers stored %d and dropped %d, one process %d and %d",
-			stored, dropped, single.Run.Stored, single.Run.DroppedExact+single.Run.DroppedNear)
-	}
-	checkDistributedResult(t, g, site.URL, dirs, map[string]string{"worker-a": dirs[0], "worker-b": dirs[1]})
+	t.Cleanup(func() { idx.Close() })
+	return idx
 }
 
 // checkDistributedResult checks the union of the workers' data directories:
@@ -215,24 +234,6 @@ func urlOfID(r crawlResult, id uint64) string {
 		}
 	}
 	return fmt.Sprintf("(no page %d)", id)
-}
-
-// indexed serves g with an index page at / linking to every page: which of
-// two copies is dropped (and so whose links are not followed) then does
-// not change which pages are reached.
-func indexed(g *demosite.Generated) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/" {
-			g.ServeHTTP(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, "<!DOCTYPE html><html><head><title>Index</title></head><body><ul>")
-		for i := range g.N {
-			fmt.Fprintf(w, `<li><a href="/p/%d">Story %d</a></li>`, i, i)
-		}
-		fmt.Fprint(w, "</ul></body></html>")
-	})
 }
 
 // tWriter writes log lines to t.Log.
