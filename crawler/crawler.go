@@ -311,6 +311,16 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	}()
 
 	statusDone := c.startStatus(start)
+	recheckDone := func() {}
+	if c.dist != nil {
+		rctx, stop := context.WithCancel(work)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			c.recheckLoop(rctx)
+		}()
+		recheckDone = func() { stop(); <-done }
+	}
 	var wg sync.WaitGroup
 	errc := make(chan error, c.opts.Parallelism+1)
 	for range c.opts.Parallelism {
@@ -324,6 +334,7 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 		}()
 	}
 	wg.Wait()
+	recheckDone()
 	if c.dist != nil {
 		errc <- c.flushConfirmed()
 	}

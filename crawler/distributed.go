@@ -10,10 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -99,10 +101,25 @@ type distributed struct {
 	exhausted atomic.Bool
 
 	mu sync.Mutex
-	// confirmed are page IDs confirmed whose claims are still recorded in
-	// bClaims; the next commit (or the end of Run) deletes them.
+	// recheck are claims confirmed once, to confirm again recheckAfter
+	// later (recheckLoop): a confirm in the last second before a Redis
+	// crash may be lost with its append-only file's last second.
+	recheck []recheck
+	// confirmed are page IDs confirmed twice whose claims are still
+	// recorded in bClaims; the next commit (or the end of Run) deletes
+	// them.
 	confirmed []uint64
 }
+
+type recheck struct {
+	id, seq uint64
+	at      time.Time
+}
+
+// recheckAfter is how long after its confirm a claim is confirmed again:
+// longer than the second of writes a Redis crash with appendfsync
+// everysec may lose.
+const recheckAfter = 2 * time.Second
 
 // bClaims holds the claims of stored pages not yet known to be confirmed:
 // page ID -> the entry's Seq (8 bytes, big endian).
@@ -169,10 +186,53 @@ func (c *Crawler) deleteConfirmedTx(tx *bolt.Tx) error {
 	return nil
 }
 
-func (c *Crawler) markConfirmed(id uint64) {
+// markConfirmed records that the claim seq of page id was confirmed
+// (again, when again is set: its record may go).
+func (c *Crawler) markConfirmed(id, seq uint64, again bool) {
 	c.dist.mu.Lock()
-	c.dist.confirmed = append(c.dist.confirmed, id)
+	if again {
+		c.dist.confirmed = append(c.dist.confirmed, id)
+	} else {
+		c.dist.recheck = append(c.dist.recheck, recheck{id: id, seq: seq, at: time.Now()})
+	}
 	c.dist.mu.Unlock()
+}
+
+// recheckLoop confirms again, once a second, the claims confirmed at least
+// recheckAfter ago, until ctx ends; what it has not rechecked then stays
+// recorded and the next Run confirms it. A claim whose first confirm a
+// Redis crash lost is pending again in the restored index; the second
+// confirm commits it before its lease ends, or finds it gone and claims
+// it again (reclaim), so its copies are not stored beside it.
+func (c *Crawler) recheckLoop(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		c.dist.mu.Lock()
+		i := 0
+		for i < len(c.dist.recheck) && time.Since(c.dist.recheck[i].at) >= recheckAfter {
+			i++
+		}
+		due := slices.Clone(c.dist.recheck[:i])
+		c.dist.recheck = slices.Delete(c.dist.recheck, 0, i)
+		c.dist.mu.Unlock()
+		for j, r := range due {
+			if err := c.confirm(ctx, r.id, r.seq, true); err != nil {
+				if ctx.Err() == nil {
+					c.opts.Logger.Warn("confirming a claim again failed; the next run confirms it", "page", r.id, "error", err)
+				}
+				c.dist.mu.Lock()
+				c.dist.recheck = append(due[j:], c.dist.recheck...)
+				c.dist.mu.Unlock()
+				break
+			}
+		}
+	}
 }
 
 // flushConfirmed deletes the claims confirmed since the last commit.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/contentseen/redisindex"
@@ -242,4 +243,52 @@ type tWriter struct{ t *testing.T }
 func (w tWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
+}
+
+// A page stored with a claim the shared index no longer knows (its Redis
+// lost the claim, or the lease ran out before a crash's restart) is judged
+// and claimed again by the next Run, and stays stored: a copy fetched
+// later is dropped as its duplicate.
+func TestDistributedReclaimsLostClaims(t *testing.T) {
+	srv := redistest.Start(t)
+	g := &demosite.Generated{N: 8, IndexPage: true}
+	site := httptest.NewServer(g)
+	defer site.Close()
+	c := distWorker(t, srv.Addr(), "t-reclaim", "worker-a", sharedIndex(t), site.URL+"/")
+	dir := c.opts.DataDir
+	runWorkers(t, context.Background(), c)
+
+	// Every claim was confirmed twice or is recorded: forge the state a
+	// crash after the commit leaves, a claim recorded but gone from the
+	// index (a fresh one).
+	d, err := OpenData(dir, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := d.Store.ByURL(context.Background(), site.URL+"/p/3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fresh := sharedIndex(t)
+	opts := c.opts
+	opts.Seeds = nil
+	opts.Distributed = &Distributed{Queue: c.opts.Distributed.Queue, Index: fresh, Worker: "worker-a"}
+	again, err := Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := again.db.Update(func(tx *bolt.Tx) error { return putClaimTx(tx, p.ID, 12345) }); err != nil {
+		t.Fatal(err)
+	}
+	runWorkers(t, context.Background(), again)
+	es, _, err := fresh.Lookup(context.Background(), contentseen.Fingerprint(p.Fingerprint), p.Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 1 || es[0].URL != p.URL || es[0].ID != "worker-a/"+strconv.FormatUint(p.ID, 10) || es[0].Pending {
+		t.Fatalf("after the run the index holds %+v for %s (page %d), want it committed", es, p.URL, p.ID)
+	}
 }

@@ -231,24 +231,24 @@ func (c *Crawler) storeShared(ctx context.Context, p *page, id, seq uint64) erro
 		return err
 	}
 	if seq != 0 {
-		if err := c.confirm(ctx, id, seq); err != nil {
+		if err := c.confirm(ctx, id, seq, false); err != nil {
 			return err
 		}
 	}
 	return c.finishShared(ctx, p, outcome, true, nil)
 }
 
-// confirm confirms the claim seq of stored page id; a claim lost
-// meanwhile is made again (reclaim).
-func (c *Crawler) confirm(ctx context.Context, id, seq uint64) error {
+// confirm confirms the claim seq of stored page id (again: a second
+// time, see recheckLoop); a claim lost meanwhile is made again (reclaim).
+func (c *Crawler) confirm(ctx context.Context, id, seq uint64, again bool) error {
 	err := c.dist.Index.Confirm(ctx, seq, c.entryID(id))
 	if errors.Is(err, contentseen.ErrLeaseLost) {
-		err = c.reclaim(ctx, id)
+		seq, err = c.reclaim(ctx, id)
 	}
 	if err != nil {
 		return fmt.Errorf("crawler: confirm page %d: %w", id, err)
 	}
-	c.markConfirmed(id)
+	c.markConfirmed(id, seq, again || seq == 0) // seq 0: a copy holds the entry, nothing to confirm
 	return nil
 }
 
@@ -290,7 +290,7 @@ func (c *Crawler) confirmStored(ctx context.Context) error {
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		if err := c.confirm(ctx, id, claims[id]); err != nil {
+		if err := c.confirm(ctx, id, claims[id], true); err != nil {
 			return err
 		}
 	}
@@ -304,7 +304,7 @@ func (c *Crawler) confirmStored(ctx context.Context) error {
 // expired before the crash's restart confirmed it). The page stays stored
 // whatever the verdict: a copy stored meanwhile by another worker leaves
 // two copies, which is logged; a copy dropped for nothing never happens.
-func (c *Crawler) reclaim(ctx context.Context, id uint64) error {
+func (c *Crawler) reclaim(ctx context.Context, id uint64) (uint64, error) {
 	var pg *storage.Page
 	var sk contentseen.Sketch
 	if err := c.db.View(func(tx *bolt.Tx) error {
@@ -318,40 +318,43 @@ func (c *Crawler) reclaim(ctx context.Context, id uint64) error {
 		}
 		return sk.UnmarshalBinary(b)
 	}); err != nil {
-		return fmt.Errorf("crawler: reclaim page %d: %w", id, err)
+		return 0, fmt.Errorf("crawler: reclaim page %d: %w", id, err)
 	}
 	e := contentseen.Entry{ID: c.entryID(id), URL: pg.URL, Fingerprint: contentseen.Fingerprint(pg.Fingerprint), Digest: pg.Digest, Sketch: sk}
 	for range maxReclaims {
 		v, err := c.judgeShared(ctx, e, sk)
 		if err != nil {
-			return fmt.Errorf("crawler: reclaim page %d: %w", id, err)
+			return 0, fmt.Errorf("crawler: reclaim page %d: %w", id, err)
 		}
 		switch {
 		case v.Copy != nil && v.Copy.URL == pg.URL:
-			return nil // the page itself, claimed again by a worker that fetched it again
+			return 0, nil // the page itself, claimed again by a worker that fetched it again
 		case v.Copy != nil:
 			c.opts.Logger.Warn("a stored page lost its claim, and another worker stored a copy of it meanwhile: both stay stored",
 				"url", pg.URL, "id", id, "copy", v.Copy.URL, "copy_id", v.Copy.ID)
-			return nil
+			return 0, nil
 		case v.Wait != nil:
 			t := time.NewTimer(max(time.Until(v.Wait.Deadline), 0) + waitMargin)
 			select {
 			case <-ctx.Done():
 				t.Stop()
-				return ctx.Err()
+				return 0, ctx.Err()
 			case <-t.C:
 			}
 			continue
 		}
-		if err := c.db.Update(func(tx *bolt.Tx) error { return putClaimTx(tx, id, v.Seq) }); err != nil {
-			return fmt.Errorf("crawler: reclaim page %d: %w", id, err)
+		c.commitMu.Lock()
+		err = c.db.Update(func(tx *bolt.Tx) error { return putClaimTx(tx, id, v.Seq) })
+		c.commitMu.Unlock()
+		if err != nil {
+			return 0, fmt.Errorf("crawler: reclaim page %d: %w", id, err)
 		}
 		err = c.dist.Index.Confirm(ctx, v.Seq, e.ID)
 		if !errors.Is(err, contentseen.ErrLeaseLost) {
-			return err
+			return v.Seq, err
 		}
 	}
-	return fmt.Errorf("crawler: reclaim page %d: its claim was lost %d times", id, maxReclaims)
+	return 0, fmt.Errorf("crawler: reclaim page %d: its claim was lost %d times", id, maxReclaims)
 }
 
 // maxReclaims bounds reclaim's attempts.
