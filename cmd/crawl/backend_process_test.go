@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/crawler"
 	"github.com/simcrawl/simcrawl/internal/demosite"
@@ -275,4 +277,39 @@ func checkWorkers(t *testing.T, g *demosite.Generated, dirs []string, maxTwice i
 	if twice+copies > maxTwice {
 		t.Errorf("%d pages decided twice and %d pairs of copies stored, want at most %d in all", twice, copies, maxTwice)
 	}
+}
+
+// Ctrl-C: the worker finishes its pages in flight, leaves (no URL stays
+// leased to it) and exits 130; a worker joining later finishes the crawl.
+func TestBackendInterruptLeaves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts crawl processes")
+	}
+	srv := redistest.Start(t)
+	g, _, seeds, dir := distSite(t, 100, 100*time.Millisecond)
+	be := srv.URL(0)
+	dirs := []string{filepath.Join(dir, "a"), filepath.Join(dir, "b")}
+	a, aerr := startCrawlProcess(t, workerArgs(be, dirs[0], "--seeds", seeds, "--set", "backend_lease=10m")...)
+	waitServed(t, g, 20)
+	if err := a.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	var ee *exec.ExitError
+	if err := a.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("after Ctrl-C: %v, want exit 130; stderr:\n%s", err, aerr)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	leased, err := rdb.HLen(context.Background(), "simcrawl:{default}:fr:fly").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if leased != 0 {
+		t.Fatalf("%d URLs still leased after the only worker left", leased)
+	}
+	// With a 10-minute lease, b finishes only because a gave its URLs back.
+	if _, _, err := run(t, "", workerArgs(be, dirs[1], "--set", "backend_lease=10m")...); err != nil {
+		t.Fatalf("worker b: %v", err)
+	}
+	checkWorkers(t, g, dirs, 0)
 }
