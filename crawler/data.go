@@ -75,8 +75,13 @@ func (d *Data) Recover(err *error) {
 		*err = panicDamage(d.Dir, p)
 		return
 	}
-	// The file passed the structural checks, so a record that does not
-	// decode is damage inside a value: say where to look.
+	d.explainReadError(err)
+}
+
+// explainReadError says where to look when *err came from reading d: the
+// file passed the structural checks, so a record that does not decode is
+// damage inside a value.
+func (d *Data) explainReadError(err *error) {
 	if e := *err; e != nil && !errors.Is(e, ErrDamaged) && !errors.Is(e, context.Canceled) && isReadError(e) {
 		*err = fmt.Errorf("%w (reading %s; `crawl check --data %s` says what is damaged, `crawl repair --data %s --out NEWDIR` copies what can be read)",
 			e, filepath.Join(d.Dir, DBFile), d.Dir, d.Dir)

@@ -57,6 +57,7 @@ type dropRecord struct {
 	Depth              int       `json:"depth"`
 	FetchedAt          time.Time `json:"fetched_at"`
 	DuplicateOf        uint64    `json:"dup_of"`
+	DuplicateOfURL     string    `json:"dup_of_url,omitempty"` // a page of another data directory
 	Distance           int       `json:"distance"`
 	Reason             string    `json:"reason"`
 	Fingerprint        uint64    `json:"fp"`
@@ -66,7 +67,6 @@ type dropRecord struct {
 	Containment        float64   `json:"cont,omitempty"`
 	// A page stored by another worker (Drop.DuplicateOfWorker).
 	DuplicateOfWorker string `json:"dup_of_worker,omitempty"`
-	DuplicateOfURL    string `json:"dup_of_url,omitempty"`
 }
 
 // encodeRecord returns formatVersion followed by the JSON of v.

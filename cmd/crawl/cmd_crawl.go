@@ -21,6 +21,7 @@ import (
 type configFlags struct {
 	config string
 	data   string
+	dirs   stringList // --data of the reading commands (addReadFlags), repeatable
 	sets   stringList
 }
 
