@@ -111,6 +111,11 @@ func TestBackendWorkersKillNine(t *testing.T) {
 	waitExit(t, "b (restarted)", b2, b2err)
 	t.Logf("served %d requests for %d pages", g.Served(), g.N)
 	checkWorkers(t, g, dirs, 0)
+	// The reading commands find every drop's page among the workers'.
+	out, stderr, err := run(t, "", "dups", "--data", dirs[0], "--data", dirs[1], "--data", dirs[2])
+	if err != nil || strings.Contains(out+stderr, "none of the data directories") {
+		t.Errorf("dups over the workers' directories: %v\n%s\n%s", err, stderr, out)
+	}
 }
 
 // A worker killed with kill -9 and not restarted: its leased URLs go
