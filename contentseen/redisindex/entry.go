@@ -18,8 +18,9 @@ type keys struct {
 	pending string   // zset: seq of a pending entry -> lease end (ms)
 	digests string   // hash: digest -> 8-byte seqs
 	tables  []string // hash per table: bucket -> 16-byte (fingerprint, seq) records
-	// all is every key above in the order the scripts take them.
-	all []string
+	// all is every key above in the order the writing scripts take them,
+	// lookup the keys of lookupScript.
+	all, lookup []string
 }
 
 func newKeys(name string, tables int) keys {
@@ -29,6 +30,7 @@ func newKeys(name string, tables int) keys {
 		k.tables = append(k.tables, p+"t"+strconv.Itoa(t))
 	}
 	k.all = append([]string{k.meta, k.seq, k.entries, k.pending, k.digests}, k.tables...)
+	k.lookup = append([]string{k.meta, k.seq, k.digests, k.entries, k.pending}, k.tables...)
 	return k
 }
 

@@ -132,3 +132,98 @@ func TestCheckVersion(t *testing.T) {
 		}
 	}
 }
+
+// Open loads every script, so that each call is one EVALSHA: one round
+// trip.
+func TestOpenLoadsScripts(t *testing.T) {
+	ctx := context.Background()
+	rdb := client(t, sharedAddr)
+	if err := rdb.ScriptFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	x := open(t, rdb, Options{Name: newName(), SharedOptions: contentseen.SharedOptions{K: 7}})
+	for _, s := range []*redis.Script{metaScript, lookupScript, entriesScript, claimScript, confirmScript, releaseScript, loadScript} {
+		ok, err := s.Exists(ctx, rdb).Result()
+		if err != nil || len(ok) != 1 || !ok[0] {
+			t.Errorf("script %s not in the server's cache after Open: %v %v", s.Hash(), ok, err)
+		}
+	}
+	h := &rtHook{}
+	rdb.AddHook(h)
+	e := contentseen.Entry{ID: "w/1", Fingerprint: 0xabc}
+	_, tok, err := x.Lookup(ctx, e.Fingerprint, e.Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := x.Claim(ctx, e, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Confirm(ctx, c.Seq, e.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.n.Load(); n != 3 {
+		t.Errorf("Lookup (nothing near), Claim and Confirm took %d round trips, want 3", n)
+	}
+	// An exact copy (same digest) is found in one round trip, a near one
+	// (fingerprint within K, no digest) in two.
+	d := contentseen.Entry{ID: "w/2", Fingerprint: 0xf0f0, Digest: [16]byte{1}}
+	_, tok, err = x.Lookup(ctx, d.Fingerprint, d.Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cl, err := x.Claim(ctx, d, tok); err != nil || cl.Seq == 0 {
+		t.Fatalf("Claim of w/2 = %+v, %v", cl, err)
+	}
+	for _, c := range []struct {
+		fp   contentseen.Fingerprint
+		d    [16]byte
+		want int64
+	}{
+		{^d.Fingerprint, d.Digest, 1},
+		{d.Fingerprint ^ 0b1, [16]byte{}, 2},
+	} {
+		h.n.Store(0)
+		es, _, err := x.Lookup(ctx, c.fp, c.d)
+		if err != nil || len(es) != 1 || es[0].ID != d.ID {
+			t.Fatalf("Lookup(%s, %x) = %v, %v, want w/2", c.fp, c.d, seqs(es), err)
+		}
+		if n := h.n.Load(); n != c.want {
+			t.Errorf("Lookup(%s, %x) took %d round trips, want %d", c.fp, c.d, n, c.want)
+		}
+	}
+}
+
+// When Redis lost the crawl's keys (its meta hash gone: restarted without
+// its append-only file, flushed), every operation fails with ErrLost and
+// writes nothing, rather than start an empty index that would let copies
+// of stored pages be stored again.
+func TestLostKeys(t *testing.T) {
+	ctx := context.Background()
+	rdb := client(t, sharedAddr)
+	x := open(t, rdb, Options{Name: newName(), SharedOptions: contentseen.SharedOptions{K: 3}})
+	e := contentseen.Entry{ID: "w/1", Fingerprint: 0xabc, Digest: [16]byte{1}}
+	c, err := x.Claim(ctx, e, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.Del(ctx, x.keys.all...).Err(); err != nil { // as a restart from nothing would
+		t.Fatal(err)
+	}
+	_, _, err = x.Lookup(ctx, e.Fingerprint, e.Digest)
+	check := func(op string, err error) {
+		t.Helper()
+		if !errors.Is(err, ErrLost) || !strings.Contains(err.Error(), x.keys.meta) {
+			t.Errorf("%s after the keys were lost = %v, want ErrLost naming %s", op, err, x.keys.meta)
+		}
+	}
+	check("Lookup", err)
+	_, err = x.Claim(ctx, e, 0)
+	check("Claim", err)
+	check("Confirm", x.Confirm(ctx, c.Seq, e.ID))
+	check("Release", x.Release(ctx, c.Seq, e.ID))
+	check("Load", x.Load(ctx, []contentseen.Entry{e}))
+	if n, err := rdb.Exists(ctx, x.keys.all...).Result(); err != nil || n != 0 {
+		t.Errorf("%d keys written after the loss (%v), want none", n, err)
+	}
+}

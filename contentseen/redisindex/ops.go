@@ -12,9 +12,9 @@ import (
 )
 
 // Lookup implements contentseen.Shared. It costs one round trip (the
-// lookup script: the token, the digest's seqs and the probed buckets)
-// when no stored fingerprint is within K and no entry has the digest, and
-// a second (the entries script) to read the candidates when some are.
+// lookup script: the token, the entries with the digest and the probed
+// buckets) unless a bucket holds a fingerprint within K that is not one
+// of those entries, whose entries a second round trip reads.
 func (x *Index) Lookup(ctx context.Context, fp contentseen.Fingerprint, d [16]byte) ([]contentseen.Entry, contentseen.Token, error) {
 	if x.isClosed() {
 		return nil, 0, contentseen.ErrClosed
@@ -30,45 +30,16 @@ func (x *Index) Lookup(ctx context.Context, fp contentseen.Fingerprint, d [16]by
 		args = append(args, len(b))
 		args = append(args, b...)
 	}
-	lkeys := append([]string{x.keys.meta, x.keys.seq, x.keys.digests}, x.keys.tables...)
 	var res []any
 	err := x.retry(ctx, func() error {
 		var err error
-		res, err = lookupScript.Run(ctx, x.rdb, lkeys, args...).Slice()
+		res, err = lookupScript.Run(ctx, x.rdb, x.keys.lookup, args...).Slice()
 		return err
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("redisindex: lookup %s: %w", fp, err)
 	}
-	if len(res) < 2 {
-		return nil, 0, fmt.Errorf("redisindex: lookup: %w: reply of %d values", errCorrupt, len(res))
-	}
-	tok, ok := res[0].(int64)
-	if !ok {
-		return nil, 0, fmt.Errorf("redisindex: lookup: %w: token %v", errCorrupt, res[0])
-	}
-	var seqs []uint64
-	if v, ok := res[1].(string); ok {
-		if len(v)%8 != 0 {
-			return nil, 0, fmt.Errorf("redisindex: lookup: %w: digest list of %d bytes", errCorrupt, len(v))
-		}
-		for i := 0; i < len(v); i += 8 {
-			seqs = append(seqs, be64(v[i:i+8]))
-		}
-	}
-	for _, v := range res[2:] {
-		if s, ok := v.(string); ok {
-			if seqs, err = near(seqs, s, fp, x.opts.K); err != nil {
-				return nil, 0, fmt.Errorf("redisindex: lookup: %w", err)
-			}
-		}
-	}
-	if len(seqs) == 0 {
-		return nil, contentseen.Token(tok), nil
-	}
-	slices.Sort(seqs)
-	seqs = slices.Compact(seqs)
-	es, err := x.entries(ctx, seqs)
+	es, tok, err := x.lookupReply(ctx, fp, res)
 	if err != nil {
 		return nil, 0, fmt.Errorf("redisindex: lookup %s: %w", fp, err)
 	}
@@ -76,7 +47,62 @@ func (x *Index) Lookup(ctx context.Context, fp contentseen.Fingerprint, d [16]by
 		es[i].Distance = contentseen.Distance(fp, es[i].Fingerprint)
 	}
 	contentseen.SortEntries(es)
-	return es, contentseen.Token(tok), nil
+	return es, tok, nil
+}
+
+// lookupReply decodes the lookup script's reply: the live entries with
+// the digest, those of the bucket records within K (read with entries),
+// and the token.
+func (x *Index) lookupReply(ctx context.Context, fp contentseen.Fingerprint, res []any) ([]contentseen.Entry, contentseen.Token, error) {
+	if len(res) < 3 {
+		return nil, 0, fmt.Errorf("%w: lookup reply of %d values", errCorrupt, len(res))
+	}
+	tok, ok1 := res[0].(int64)
+	now, ok2 := res[1].(int64)
+	nd, ok3 := res[2].(int64)
+	if !ok1 || !ok2 || !ok3 || nd < 0 || len(res) < 3+3*int(nd) {
+		return nil, 0, fmt.Errorf("%w: lookup reply %v", errCorrupt, res[:3])
+	}
+	var out []contentseen.Entry
+	known := map[uint64]bool{}
+	for i := 3; i < 3+3*int(nd); i += 3 {
+		s, ok := res[i].(int64)
+		if !ok {
+			return nil, 0, fmt.Errorf("%w: digest seq %v", errCorrupt, res[i])
+		}
+		known[uint64(s)] = true
+		r, ok := res[i+1].(string)
+		if !ok {
+			continue
+		}
+		e, live, err := entryOf(uint64(s), r, res[i+2], now)
+		if err != nil {
+			return nil, 0, err
+		}
+		if live {
+			out = append(out, e)
+		}
+	}
+	var seqs []uint64
+	for _, v := range res[3+3*int(nd):] {
+		if s, ok := v.(string); ok {
+			var err error
+			if seqs, err = near(seqs, s, fp, x.opts.K); err != nil {
+				return nil, 0, err
+			}
+		}
+	}
+	seqs = slices.DeleteFunc(seqs, func(s uint64) bool { return known[s] })
+	if len(seqs) == 0 {
+		return out, contentseen.Token(tok), nil
+	}
+	slices.Sort(seqs)
+	seqs = slices.Compact(seqs)
+	more, err := x.entries(ctx, seqs)
+	if err != nil {
+		return nil, 0, err
+	}
+	return append(out, more...), contentseen.Token(tok), nil
 }
 
 // entries reads the live entries of seqs (one round trip).
@@ -254,12 +280,18 @@ func (x *Index) entryOp(ctx context.Context, s *redis.Script, seq uint64, id str
 	return res, err
 }
 
-// loadBatch is how many entries one load script inserts.
-const loadBatch = 512
+// Load's sizes: entries per script (a script blocks the server while it
+// runs, a few ms for 256) and scripts per pipeline (a pipeline's replies
+// must come within the client's read timeout, 3 s by default: 16 scripts
+// of 512 took longer on a machine at load 28).
+const (
+	loadBatch   = 256
+	loadPerPipe = 4
+)
 
 // Load inserts es as committed entries without looking (their Seq,
 // Pending, Deadline and Distance ignored), for benchmarks, tests and a
-// migration of a single-machine index: scripts of 512 entries, 16 of them
+// migration of a single-machine index: scripts of 256 entries, 4 of them
 // per pipelined round trip. It is not atomic as a whole; each script is.
 func (x *Index) Load(ctx context.Context, es []contentseen.Entry) error {
 	if x.isClosed() {
@@ -273,7 +305,7 @@ func (x *Index) Load(ctx context.Context, es []contentseen.Entry) error {
 	if err := loadScript.Load(ctx, x.rdb).Err(); err != nil {
 		return fmt.Errorf("redisindex: load script into redis at %s: %w", x.addr, err)
 	}
-	const perPipe = 16 * loadBatch
+	const perPipe = loadPerPipe * loadBatch
 	for len(es) > 0 {
 		chunk := es[:min(len(es), perPipe)]
 		es = es[len(chunk):]
@@ -289,7 +321,7 @@ func (x *Index) Load(ctx context.Context, es []contentseen.Entry) error {
 			loadScript.EvalSha(ctx, pipe, x.keys.all, args...)
 		}
 		if _, err := pipe.Exec(ctx); err != nil {
-			return fmt.Errorf("redisindex: load into redis at %s: %w", x.addr, err)
+			return fmt.Errorf("redisindex: load into redis at %s: %w", x.addr, x.lost(err))
 		}
 	}
 	return nil

@@ -19,6 +19,13 @@ import (
 // index of another format or configuration, or the server is too old.
 var ErrIncompatible = errors.New("redisindex: incompatible redis or crawl")
 
+// ErrLost is returned by every operation when the index's meta hash is
+// gone from Redis: the server lost the crawl's keys (restarted without its
+// append-only file, flushed, or evicting keys under maxmemory). Nothing
+// is written then: an index started again from nothing would let copies
+// of pages stored before be stored again.
+var ErrLost = errors.New("redisindex: the crawl's index keys are gone from redis")
+
 // errCorrupt marks a reply or stored value this package did not write.
 var errCorrupt = errors.New("redisindex: corrupt data")
 
@@ -99,8 +106,8 @@ func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Index, er
 		return nil, err
 	}
 	pipe := rdb.Pipeline()
-	for _, s := range scripts {
-		s.Load(ctx, pipe)
+	for _, src := range scriptSources {
+		pipe.ScriptLoad(ctx, src)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, fmt.Errorf("redisindex: load scripts into redis at %s: %w", addr, err)

@@ -31,9 +31,12 @@ func (x *Index) retry(ctx context.Context, fn func() error) error {
 		if err == nil {
 			return nil
 		}
+		if errors.Is(x.lost(err), ErrLost) {
+			return x.lost(err)
+		}
 		if cerr := ctx.Err(); cerr != nil {
 			if errors.Is(err, cerr) {
-				return err
+				return fmt.Errorf("%w (redis at %s)", err, x.addr)
 			}
 			return fmt.Errorf("%w (redis at %s: %v)", cerr, x.addr, err)
 		}
@@ -70,4 +73,13 @@ func transient(err error) bool {
 		}
 	}
 	return false
+}
+
+// lost turns a script's LOST error into ErrLost.
+func (x *Index) lost(err error) error {
+	if err != nil && strings.HasPrefix(err.Error(), "LOST ") {
+		return fmt.Errorf("%w: crawl %q at %s: %s (restarted without its append-only file, flushed, or evicting keys): "+
+			"nothing was written; restore the data or start the crawl again", ErrLost, x.name, x.addr, strings.TrimPrefix(err.Error(), "LOST "))
+	}
+	return err
 }
