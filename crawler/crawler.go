@@ -49,6 +49,7 @@ type Crawler struct {
 	metrics    *metrics
 	metricsSrv *metricsServer // nil unless Options.MetricsAddr is set
 	k          int            // the candidate radius (Options.K)
+	shortK     int            // short texts' radius (shortRadius), >= k
 	thresholds contentseen.Thresholds
 
 	robotsDone sync.Map // host -> struct{}: Crawl-delay looked up
@@ -130,6 +131,7 @@ func Open(opts Options) (_ *Crawler, err error) {
 			return nil, errors.Join(err, c.Close())
 		}
 	}
+	c.shortK = c.shortRadius(layout)
 	if err := c.openParts(layout); err != nil {
 		return nil, errors.Join(err, c.Close()) // Close stops what openParts started
 	}

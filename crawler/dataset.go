@@ -12,13 +12,15 @@ import (
 )
 
 // DataSet is the data directories of one crawl, opened read-only together
-// so that `crawl export`, `dups`, `stats` and `failed` show one crawl. A
-// crawl on one machine has one directory; a distributed crawl has one per
-// worker, each holding the pages and drops of its worker, and a drop in
-// one may duplicate a page stored in another (storage.Drop.DuplicateOfURL).
+// so that `crawl export`, `dups`, `stats`, `failed` and `serve` show one
+// crawl. A crawl on one machine has one directory; a distributed crawl
+// has one per worker, each holding the pages and drops of its worker, and
+// a drop in one may duplicate a page stored in another
+// (storage.Drop.DuplicateOfURL).
 //
-// A DataSet is for one goroutine: Recover names the directory that Each
-// was reading when a read failed.
+// A DataSet is for one goroutine (or callers serialise its use, as the
+// web view does): Recover names the directory that Each was reading when
+// a read failed, and KeptPage caches its answers.
 type DataSet struct {
 	Dirs []*Data
 
@@ -56,6 +58,14 @@ func OpenDataSet(dirs []string, timeout time.Duration) (*DataSet, error) {
 		s.Dirs = append(s.Dirs, d)
 	}
 	return s, nil
+}
+
+// NewDataSet makes a DataSet of directories already open (OpenData, or a
+// running crawl's Crawler.LiveData), for a reader that opened them itself,
+// such as the web view. Close closes them; a reader that closes them
+// itself need not call it.
+func NewDataSet(dirs []*Data) *DataSet {
+	return &DataSet{Dirs: dirs, kept: map[string]PageRef{}}
 }
 
 // Close closes every directory and returns their errors, each naming its

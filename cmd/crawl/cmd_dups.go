@@ -291,7 +291,7 @@ func (m *Main) runDupsShow(ctx context.Context, args []string) (err error) {
 		return fmt.Errorf("dups show: %w", err)
 	}
 	if !ok {
-		return fmt.Errorf("dups show: %s duplicates %s, which none of the data directories read stores (%s): add the other workers' directories with --data", d.URL, d.DuplicateOfURL, dirNames(set))
+		return crawler.NotDamage(fmt.Errorf("dups show: %s duplicates %s, which none of the data directories read stores (%s): add the other workers' directories with --data", d.URL, d.DuplicateOfURL, dirNames(set)))
 	}
 	orig, err := set.In(ref.Dir).Store.Get(ctx, ref.ID)
 	if err != nil {
@@ -312,7 +312,7 @@ func (m *Main) runDupsShow(ctx context.Context, args []string) (err error) {
 
 // findDrop finds the drop of target (as given, then in canonical form) in
 // the first directory of set that records one, or says what target is
-// instead.
+// instead (an error marked crawler.NotDamage: the answer, not damage).
 func findDrop(ctx context.Context, set *crawler.DataSet, target string) (dir int, d *storage.Drop, err error) {
 	urls := []string{target}
 	if c, err := frontier.Canonical(target); err == nil && c != target {
@@ -339,7 +339,7 @@ func findDrop(ctx context.Context, set *crawler.DataSet, target string) (dir int
 				if len(set.Dirs) > 1 {
 					where = " in " + set.Dirs[i].Dir
 				}
-				return 0, nil, fmt.Errorf("dups show: %s is a stored page (page %d%s), not a dropped one; `crawl dups` lists the pages dropped as its duplicates", target, p.ID, where)
+				return 0, nil, crawler.NotDamage(fmt.Errorf("dups show: %s is a stored page (page %d%s), not a dropped one; `crawl dups` lists the pages dropped as its duplicates", target, p.ID, where))
 			}
 			if !errors.Is(err, storage.ErrNotFound) {
 				return 0, nil, fmt.Errorf("dups show: %w", err)
@@ -350,7 +350,7 @@ func findDrop(ctx context.Context, set *crawler.DataSet, target string) (dir int
 	if len(set.Dirs) > 1 {
 		where = "these data directories"
 	}
-	return 0, nil, fmt.Errorf("dups show: %s was not dropped as a duplicate (nor stored) in %s; `crawl dups` lists the dropped pages", target, where)
+	return 0, nil, crawler.NotDamage(fmt.Errorf("dups show: %s was not dropped as a duplicate (nor stored) in %s; `crawl dups` lists the dropped pages", target, where))
 }
 
 // fingerprinterOf returns the Fingerprinter of the index of the first
