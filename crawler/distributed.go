@@ -47,8 +47,11 @@ type Distributed struct {
 	// Queue is the crawl's shared frontier: Run adds the seeds to it and
 	// the workers take their URLs from it.
 	Queue frontier.Queue
-	// Index is the crawl's shared ContentSeen index; its K must be
-	// Options.K.
+	// Index is the crawl's shared ContentSeen index. Its K is the crawl's
+	// widest radius: Options.K, or the short texts' radius when larger
+	// (Options.ShortK with ShortFeatures > 0), at most what its layout
+	// answers; each page's candidates are those within its own radius, as
+	// in the single-process crawl.
 	Index contentseen.Shared
 	// Worker names this worker in the index's entries ("worker/page-id"),
 	// so a copy's drop record names where its page is stored. Letters,
@@ -71,6 +74,16 @@ type Budget interface {
 	ReturnPage(ctx context.Context) error
 }
 
+// WidestRadius is the widest candidate radius of a crawl with these
+// options: K, or the short texts' ShortK when larger and ShortFeatures is
+// set. A shared index is made with it (Distributed.Index).
+func (o *Options) WidestRadius() int {
+	if o.ShortFeatures > 0 {
+		return max(o.K, o.ShortK)
+	}
+	return o.K
+}
+
 var validWorker = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 func (d *Distributed) validate(o *Options) []error {
@@ -81,8 +94,10 @@ func (d *Distributed) validate(o *Options) []error {
 	if !validWorker.MatchString(d.Worker) {
 		errs = append(errs, fmt.Errorf("crawler: distributed: worker name %q: want 1 to 64 letters, digits, '.', '_' or '-'", d.Worker))
 	}
-	if d.Index != nil && d.Index.K() != o.K {
-		errs = append(errs, fmt.Errorf("crawler: distributed: the shared index has k = %d, the crawl %d", d.Index.K(), o.K))
+	if d.Index != nil {
+		if want := min(o.WidestRadius(), d.Index.Layout().MaxK()); d.Index.K() != want {
+			errs = append(errs, fmt.Errorf("crawler: distributed: the shared index has k = %d, the crawl's widest radius is %d", d.Index.K(), want))
+		}
 	}
 	if o.RetryFailed {
 		errs = append(errs, errors.New("crawler: distributed: retrying failed URLs is not supported with a shared frontier"))
@@ -128,6 +143,7 @@ var bClaims = []byte("shared-claims")
 func (c *Crawler) openDistributed() error {
 	c.dist = &distributed{Distributed: *c.opts.Distributed}
 	c.queue = c.dist.Queue
+	c.shortK = min(c.shortK, c.dist.Index.K()) // the shared layout may answer less than the local one
 	return c.db.Update(func(tx *bolt.Tx) error {
 		if _, err := tx.CreateBucketIfNotExists(bClaims); err != nil {
 			return fmt.Errorf("crawler: claims bucket: %w", err)

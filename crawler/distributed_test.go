@@ -35,7 +35,7 @@ func distWorker(t *testing.T, addr, name, worker string, idx contentseen.Shared,
 		t.Fatalf("redisfrontier.Open: %v", err)
 	}
 	t.Cleanup(func() { q.Close() })
-	opts := testOptions(t, seeds...)
+	opts := distOptions(t, seeds...)
 	opts.Parallelism = 4
 	opts.Logger = slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	opts.Distributed = &Distributed{Queue: q, Index: idx, Worker: worker, Budget: q}
@@ -44,6 +44,15 @@ func distWorker(t *testing.T, addr, name, worker string, idx contentseen.Shared,
 		t.Fatalf("Open: %v", err)
 	}
 	return c
+}
+
+// distOptions are testOptions with a wider radius for short texts (K 3,
+// ShortK 6 under 300 features), so that the shared index's radius (6) is
+// wider than some pages' (3), as with the defaults.
+func distOptions(t *testing.T, seeds ...string) Options {
+	opts := testOptions(t, seeds...)
+	opts.ShortK, opts.ShortFeatures = 6, 300
+	return opts
 }
 
 // runWorkers runs the crawlers to the end at the same time.
@@ -74,7 +83,7 @@ func runWorkers(t *testing.T, ctx context.Context, cs ...*Crawler) []*Summary {
 // sharedIndex is an in-process shared index with the test options' k.
 func sharedIndex(t *testing.T) *contentseen.SharedMem {
 	t.Helper()
-	idx, err := contentseen.NewSharedMem(contentseen.SharedOptions{K: 3})
+	idx, err := contentseen.NewSharedMem(contentseen.SharedOptions{K: 6})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +98,7 @@ func TestDistributedCrawlDecidesAsOneProcess(t *testing.T) {
 	srv := redistest.Start(t)
 	other := httptest.NewServer(&demosite.Generated{N: 90, DupEvery: 5, IndexPage: true})
 	defer other.Close()
-	single := runCrawl(t, testOptions(t, other.URL+"/"))
+	single := runCrawl(t, distOptions(t, other.URL+"/"))
 	for _, kind := range []string{"SharedMem", "redisindex"} {
 		t.Run(kind, func(t *testing.T) {
 			g := &demosite.Generated{N: 90, DupEvery: 5, IndexPage: true}
@@ -131,7 +140,7 @@ func redisIndex(t *testing.T, addr, name string) contentseen.Shared {
 	t.Helper()
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	t.Cleanup(func() { rdb.Close() })
-	idx, err := redisindex.Open(context.Background(), rdb, redisindex.Options{Name: name, SharedOptions: contentseen.SharedOptions{K: 3}})
+	idx, err := redisindex.Open(context.Background(), rdb, redisindex.Options{Name: name, SharedOptions: contentseen.SharedOptions{K: 6}})
 	if err != nil {
 		t.Fatalf("redisindex.Open: %v", err)
 	}

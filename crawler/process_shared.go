@@ -56,7 +56,7 @@ func (c *Crawler) commitShared(ctx context.Context, p *page) error {
 	}
 	e := contentseen.Entry{ID: c.entryID(id), URL: p.item.URL, Fingerprint: p.fp, Digest: p.digest, Sketch: p.sketch}
 	start := time.Now()
-	v, err := c.judgeShared(ctx, e, p.sketch)
+	v, err := c.judgeShared(ctx, e, p.sketch, c.radius(p))
 	p.seenTime += time.Since(start)
 	if err != nil {
 		return fmt.Errorf("crawler: judge %s: %w", p.item.URL, err)
@@ -82,11 +82,11 @@ const maxInlineWait = 5 * time.Second
 // sleeps (10 ms doubling to 500 ms, maxInlineWait in all), so that the page
 // is not fetched twice; a Wait verdict it returns means the entry's worker
 // did not finish in that time (it may have died).
-func (c *Crawler) judgeShared(ctx context.Context, e contentseen.Entry, sk contentseen.Sketch) (contentseen.Verdict, error) {
+func (c *Crawler) judgeShared(ctx context.Context, e contentseen.Entry, sk contentseen.Sketch, radius int) (contentseen.Verdict, error) {
 	sleep := 10 * time.Millisecond
 	for waited := time.Duration(0); ; waited += sleep {
 		v, err := contentseen.Judge(ctx, c.dist.Index, e, func(cand contentseen.Entry) bool {
-			return c.sharedVerdict(e.Digest, sk, cand) != nil
+			return c.sharedVerdict(e.Digest, sk, cand, radius) != nil
 		})
 		if err != nil || v.Wait == nil || waited >= maxInlineWait {
 			return v, err
@@ -105,10 +105,14 @@ func (c *Crawler) judgeShared(ctx context.Context, e contentseen.Entry, sk conte
 }
 
 // sharedVerdict is the single-process judge (judge.go) on a shared entry:
-// the same digest, or sketches that verify.
-func (c *Crawler) sharedVerdict(digest [16]byte, sk contentseen.Sketch, cand contentseen.Entry) *verdict {
+// the same digest, or within radius (the page's, radius) with sketches
+// that verify. The shared index looks as far as the crawl's widest radius.
+func (c *Crawler) sharedVerdict(digest [16]byte, sk contentseen.Sketch, cand contentseen.Entry, radius int) *verdict {
 	if digest != ([16]byte{}) && cand.Digest == digest {
 		return &verdict{reason: reasonExact, dist: cand.Distance, res: exactResemblance}
+	}
+	if cand.Distance > radius {
+		return nil
 	}
 	res := contentseen.Compare(sk, cand.Sketch)
 	if !c.thresholds.Verify(res) {
@@ -155,7 +159,7 @@ func (c *Crawler) dropShared(ctx context.Context, p *page, cand contentseen.Entr
 	if err != nil {
 		return err
 	}
-	v := c.sharedVerdict(p.digest, p.sketch, cand)
+	v := c.sharedVerdict(p.digest, p.sketch, cand, c.radius(p))
 	if v == nil {
 		return fmt.Errorf("crawler: judge %s: %s is no copy on a second look", p.item.URL, cand.ID)
 	}
@@ -322,7 +326,10 @@ func (c *Crawler) reclaim(ctx context.Context, id uint64) (uint64, error) {
 	}
 	e := contentseen.Entry{ID: c.entryID(id), URL: pg.URL, Fingerprint: contentseen.Fingerprint(pg.Fingerprint), Digest: pg.Digest, Sketch: sk}
 	for range maxReclaims {
-		v, err := c.judgeShared(ctx, e, sk)
+		// The store does not keep a page's feature count: the radius of
+		// a long text (a wider one would only find more pages it is a
+		// copy of, and it stays stored either way).
+		v, err := c.judgeShared(ctx, e, sk, c.k)
 		if err != nil {
 			return 0, fmt.Errorf("crawler: reclaim page %d: %w", id, err)
 		}

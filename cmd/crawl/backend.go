@@ -100,8 +100,13 @@ func openBackend(ctx context.Context, cfg Config, opts *crawler.Options) (*backe
 	if err != nil {
 		return nil, err
 	}
+	// The index looks as far as the widest radius (short texts'); each
+	// page's own radius filters its candidates (crawler.Distributed).
+	// A layout answering less gives short texts what it answers, as on
+	// one machine.
+	radius := min(opts.WidestRadius(), layout.MaxK())
 	b.index, err = redisindex.Open(ctx, b.rdb, redisindex.Options{Name: cfg.CrawlName,
-		SharedOptions: contentseen.SharedOptions{Layout: layout, K: cfg.ContentSeen.K, Lease: lease}})
+		SharedOptions: contentseen.SharedOptions{Layout: layout, K: radius, Lease: lease}})
 	if err != nil {
 		return nil, fmt.Errorf("backend: %w", err)
 	}
@@ -226,24 +231,26 @@ func crawlSettings(cfg Config, allow []string) map[string]string {
 	sc, f, cs := cfg.Scope, cfg.Fetch, cfg.ContentSeen
 	list := func(xs []string) string { return strings.Join(xs, ",") }
 	return map[string]string{
-		"scope.allow_domains":      list(allow),
-		"scope.deny_domains":       list(sc.DenyDomains),
-		"scope.include":            strings.Join(sc.Include, "\n"),
-		"scope.exclude":            strings.Join(sc.Exclude, "\n"),
-		"scope.max_depth":          strconv.Itoa(sc.MaxDepth),
-		"scope.max_pages":          strconv.Itoa(sc.MaxPages),
-		"scope.follow_nofollow":    strconv.FormatBool(sc.FollowNoFollow),
-		"fetch.per_host":           strconv.Itoa(f.PerHost),
-		"fetch.delay":              f.Delay.String(),
-		"fetch.respect_robots":     strconv.FormatBool(f.RespectRobots),
-		"fetch.max_crawl_delay":    f.MaxCrawlDelay.String(),
-		"contentseen.k":            strconv.Itoa(cs.K),
-		"contentseen.layout":       cs.Layout,
-		"contentseen.features":     cs.Features,
-		"contentseen.min_features": strconv.Itoa(cs.MinFeatures),
-		"contentseen.similarity":   strconv.FormatFloat(cs.Similarity, 'g', -1, 64),
-		"contentseen.containment":  strconv.FormatFloat(cs.Containment, 'g', -1, 64),
-		"contentseen.size_ratio":   strconv.FormatFloat(cs.SizeRatio, 'g', -1, 64),
-		"backend_lease":            cfg.BackendLease.String(),
+		"scope.allow_domains":        list(allow),
+		"scope.deny_domains":         list(sc.DenyDomains),
+		"scope.include":              strings.Join(sc.Include, "\n"),
+		"scope.exclude":              strings.Join(sc.Exclude, "\n"),
+		"scope.max_depth":            strconv.Itoa(sc.MaxDepth),
+		"scope.max_pages":            strconv.Itoa(sc.MaxPages),
+		"scope.follow_nofollow":      strconv.FormatBool(sc.FollowNoFollow),
+		"fetch.per_host":             strconv.Itoa(f.PerHost),
+		"fetch.delay":                f.Delay.String(),
+		"fetch.respect_robots":       strconv.FormatBool(f.RespectRobots),
+		"fetch.max_crawl_delay":      f.MaxCrawlDelay.String(),
+		"contentseen.k":              strconv.Itoa(cs.K),
+		"contentseen.short_k":        strconv.Itoa(cs.ShortK),
+		"contentseen.short_features": strconv.Itoa(cs.ShortFeatures),
+		"contentseen.layout":         cs.Layout,
+		"contentseen.features":       cs.Features,
+		"contentseen.min_features":   strconv.Itoa(cs.MinFeatures),
+		"contentseen.similarity":     strconv.FormatFloat(cs.Similarity, 'g', -1, 64),
+		"contentseen.containment":    strconv.FormatFloat(cs.Containment, 'g', -1, 64),
+		"contentseen.size_ratio":     strconv.FormatFloat(cs.SizeRatio, 'g', -1, 64),
+		"backend_lease":              cfg.BackendLease.String(),
 	}
 }

@@ -74,12 +74,13 @@ func runDistWorker(dir, addr, seed string, par int) error {
 		return err
 	}
 	defer q.Close()
-	idx, err := redisindex.Open(ctx, rdb, redisindex.Options{Name: "bench", SharedOptions: contentseen.SharedOptions{K: 7}})
+	opts := crawlOptions(seed, dir, 0, par)
+	idx, err := redisindex.Open(ctx, rdb, redisindex.Options{Name: "bench",
+		SharedOptions: contentseen.SharedOptions{K: min(opts.WidestRadius(), contentseen.DefaultLayout().MaxK())}})
 	if err != nil {
 		return err
 	}
 	defer idx.Close()
-	opts := crawlOptions(seed, dir, 0, par)
 	opts.Distributed = &crawler.Distributed{Queue: q, Index: idx, Worker: filepath.Base(dir), Budget: q}
 	c, err := crawler.Open(opts)
 	if err != nil {
