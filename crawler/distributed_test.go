@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http/httptest"
@@ -299,5 +300,39 @@ func TestDistributedReclaimsLostClaims(t *testing.T) {
 	}
 	if len(es) != 1 || es[0].URL != p.URL || es[0].ID != "worker-a/"+strconv.FormatUint(p.ID, 10) || es[0].Pending {
 		t.Fatalf("after the run the index holds %+v for %s (page %d), want it committed", es, p.URL, p.ID)
+	}
+}
+
+// A Redis that lost the crawl's keys (back without its data) stops the
+// worker with an error naming the loss, rather than crawling on with an
+// empty index that would store copies of stored pages again.
+func TestDistributedStopsWhenRedisLostTheCrawl(t *testing.T) {
+	srv := redistest.Start(t)
+	g := &demosite.Generated{N: 300, DupEvery: 5, IndexPage: true, Latency: 20 * time.Millisecond}
+	site := httptest.NewServer(g)
+	defer site.Close()
+	c := distWorker(t, srv.Addr(), "t-lost", "worker-a", redisIndex(t, srv.Addr(), "t-lost"), site.URL+"/")
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Run(context.Background())
+		done <- err
+	}()
+	for g.Served() < 20 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	if err := rdb.FlushAll(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	err := <-done
+	if cerr := c.Close(); cerr != nil {
+		t.Error(cerr)
+	}
+	if !errors.Is(err, redisindex.ErrLost) && !errors.Is(err, redisfrontier.ErrLost) {
+		t.Fatalf("Run after the crawl's keys were lost: %v, want ErrLost", err)
+	}
+	if int(g.Served()) >= g.N {
+		t.Errorf("the whole site was crawled after the loss")
 	}
 }
