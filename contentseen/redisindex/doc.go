@@ -81,13 +81,25 @@
 //	judge step, k=7 (Lookup, Claim, Confirm of a new page)
 //	                       300 µs  5.3 ms   3      354
 //
+// A second run after the lookup script learned to return the digest's
+// entries (commit ce5cfd9, load 18 to 21, -bench '/n=1e\+06/k=7'): Lookup
+// k=7 new page p50 259 µs, p99 5.5 ms; near copy 291 µs, 6.6 ms; judge
+// step 375 µs, 9.4 ms; the same round trips. Higher, at a higher load;
+// the two were not run side by side, so this is no comparison.
+//
 // At k=7 a query reads 68 buckets of about 15 records each (1,000
 // fingerprints, 16 KB); the time is Redis building and the client
 // parsing that reply. The p99 is the machine's load. Redis memory:
 // 478 bytes per fingerprint (INFO used_memory before and after loading,
 // divided by n; IDs of 15 and URLs of 61 bytes: an entry record is 245
-// bytes). Loading 1M with Load took 94 to 126 s under that load (scripts
-// of 512 entries, 16 per pipeline).
+// bytes). By key (MEMORY USAGE ... SAMPLES 0, divided by n): P e 296
+// (the record, its field and the hash's table), P d 80, each table 20.8
+// (16 bytes of record plus its share of a bucket of about 15), so 83 for
+// 4x16. Loading 1M with Load took 94 to 126 s at load 11 to 15 (one
+// insert per entry) and 161 to 205 s at load 17 to 20 (batched, as now):
+// the machine's load decides, the two were not run side by side. 10M was
+// not measured: a load of 10M at about 5,000 entries/s did not fit the
+// session beside the other jobs (SIMCRAWL_BIG=1 runs it).
 //
 // # Leases, restarts and lost writes
 //
@@ -178,7 +190,10 @@
 // # Caveats
 //
 // Layout, K, lease and max lag are fixed when the index is created and
-// must be the same for every worker (Open checks). Release and purges
+// must be the same for every worker (Open checks). Every Lookup asks at K:
+// a crawler whose short texts take a wider radius (contentseen.short_k 11)
+// needs K=11 here, which on 4x16 reads 137 prefixes per table, 548
+// buckets a query (not measured; 68 at k=7 cost about 240 µs at 1M). Release and purges
 // rewrite the entry's buckets (a few KB at 10M with 4x16). Load is not
 // atomic as a whole and is not retried (an entry loaded twice would be two
 // entries). Index is safe for concurrent use; Close does not close the

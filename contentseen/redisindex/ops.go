@@ -215,6 +215,9 @@ func (x *Index) Claim(ctx context.Context, e contentseen.Entry, tok contentseen.
 	default:
 		return contentseen.Claimed{}, fmt.Errorf("redisindex: claim: %w: reply %v", errCorrupt, res[0])
 	}
+	if len(res) < 3 {
+		return contentseen.Claimed{}, fmt.Errorf("redisindex: claim: %w: conflict reply %v", errCorrupt, res)
+	}
 	now, ok := res[2].(int64)
 	if !ok || (len(res)-3)%3 != 0 {
 		return contentseen.Claimed{}, fmt.Errorf("redisindex: claim: %w: conflict reply of %d values", errCorrupt, len(res))
