@@ -135,6 +135,8 @@ func TestHasMarker(t *testing.T) {
 		{"comments--open", true},
 		{"section--ads comments", true},
 		{"no_caption", false},
+		{"jslc isPaywall", false}, // a state: the article behind a paywall
+		{"is-paywall-box paywall", true},
 		{"comments-has-more", true},
 		{"heading", false},
 		{"header-title", false},
