@@ -245,7 +245,11 @@ func (c *Crawler) storeShared(ctx context.Context, p *page, id, seq uint64) erro
 // confirm confirms the claim seq of stored page id (again: a second
 // time, see recheckLoop); a claim lost meanwhile is made again (reclaim).
 func (c *Crawler) confirm(ctx context.Context, id, seq uint64, again bool) error {
-	err := c.dist.Index.Confirm(ctx, seq, c.entryID(id))
+	return c.confirmed(ctx, id, seq, c.dist.Index.Confirm(ctx, seq, c.entryID(id)), again)
+}
+
+// confirmed finishes confirm given the index's answer err.
+func (c *Crawler) confirmed(ctx context.Context, id, seq uint64, err error, again bool) error {
 	if errors.Is(err, contentseen.ErrLeaseLost) {
 		seq, err = c.reclaim(ctx, id)
 	}
@@ -293,10 +297,12 @@ func (c *Crawler) confirmStored(ctx context.Context) error {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	for _, id := range ids {
-		if err := c.confirm(ctx, id, claims[id], true); err != nil {
-			return err
-		}
+	rs := make([]recheck, len(ids))
+	for i, id := range ids {
+		rs[i] = recheck{id: id, seq: claims[id]}
+	}
+	if _, err := c.confirmAgain(ctx, rs); err != nil {
+		return err
 	}
 	if len(ids) > 0 {
 		c.opts.Logger.Info("confirmed the claims of pages an earlier run stored", "pages", len(ids))
