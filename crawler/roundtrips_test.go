@@ -38,7 +38,7 @@ func (r *rtCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pr
 // maxRoundTripsPerPage is what a worker may spend talking to Redis per
 // page fetched, its frontier and index on one client, open and leave
 // included (see README, Many machines).
-const maxRoundTripsPerPage = 6.0
+const maxRoundTripsPerPage = 5.5
 
 // A worker on Redis spends at most maxRoundTripsPerPage round trips per
 // page on a small crawl with copies (exact and near). It is the only

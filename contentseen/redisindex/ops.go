@@ -261,6 +261,29 @@ func confirmReply(seq uint64, res string, err error) error {
 	return fmt.Errorf("redisindex: confirm %d: %w: reply %q", seq, errCorrupt, res)
 }
 
+// ConfirmOn queues the confirm of claim seq with ID id on pipe, for the
+// caller to send with its own commands (one round trip for all; see
+// redisfrontier.Frontier.FinishWith), and returns what gives Confirm's
+// answer once pipe was sent. It is not retried: a pipeline cut by an
+// unreachable server is the caller's to send again (Confirm is
+// idempotent). pipe must be of Client.
+func (x *Index) ConfirmOn(ctx context.Context, pipe redis.Pipeliner, seq uint64, id string) func() error {
+	if x.isClosed() {
+		return func() error { return confirmReply(seq, "", contentseen.ErrClosed) }
+	}
+	cmd := confirmScript.EvalSha(ctx, pipe, x.keys.all, strconv.FormatUint(seq, 10), id)
+	return func() error {
+		res, err := cmd.Text()
+		if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+			return x.Confirm(ctx, seq, id) // the server lost its scripts: Confirm loads it
+		}
+		return confirmReply(seq, res, x.lost(err))
+	}
+}
+
+// Client returns the client the index runs on (see ConfirmOn).
+func (x *Index) Client() redis.UniversalClient { return x.rdb }
+
 // confirmPerPipe bounds the confirm scripts of one pipelined round trip
 // of ConfirmBatch (each is small; the replies must come within the
 // client's read timeout).
