@@ -43,13 +43,31 @@ func startCrawlProcess(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) 
 		t.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "SIMCRAWL_MAIN_ARGS="+string(a))
+	cmd.Env = childEnv("SIMCRAWL_MAIN_ARGS=" + string(a))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	return cmd, &stderr
+}
+
+// childEnv is this process's environment plus extra, for a child process
+// of the test binary, with the race detector's pause at exit turned off:
+// a binary built with -race sleeps GORACE's atexit_sleep_ms (1 s by
+// default) as it exits, to let other threads finish their reports. The
+// child still reports every race it finds and exits with status 66 then.
+func childEnv(extra ...string) []string {
+	env := append([]string(nil), os.Environ()...)
+	gorace := "atexit_sleep_ms=0"
+	for i, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GORACE="); ok {
+			gorace = strings.TrimSpace(v + " " + gorace) // the last setting wins
+			env = append(env[:i], env[i+1:]...)
+			break
+		}
+	}
+	return append(append(env, "GORACE="+gorace), extra...)
 }
 
 // waitServed waits until the site has served n pages (bounded: the test
