@@ -33,6 +33,9 @@ func (x *BoltIndex) AddBatch(ctx context.Context, ids []uint64, fps []Fingerprin
 	if len(ids) != len(fps) {
 		return fmt.Errorf("contentseen: add batch: %d ids for %d fingerprints", len(ids), len(fps))
 	}
+	if x.readOnly {
+		return fmt.Errorf("contentseen: add batch: %w", errReadOnly)
+	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if x.closed {

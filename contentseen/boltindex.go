@@ -33,7 +33,9 @@ type BoltOptions struct {
 	NoSync bool
 	// ReadOnly reads a writable db as if it were opened read-only: the
 	// index's buckets are only checked, no merge runs, and the caller must
-	// not add. For checking a database before anything writes to it.
+	// not add (Seen, Add, AddBatch and the Tx forms that would insert
+	// return an error). For checking a database before anything writes to
+	// it. OpenBolt opens its file read-only.
 	ReadOnly bool
 }
 
@@ -121,6 +123,10 @@ var (
 	buildingKey = []byte("building")
 )
 
+// errReadOnly refuses a write through an index opened read-only or with
+// BoltOptions.ReadOnly.
+var errReadOnly = errors.New("contentseen: the index is open read-only")
+
 // OpenBolt opens or creates an index in its own bbolt file at path. If
 // another process holds the file, it fails after o.Timeout with an error
 // saying so (wrapping bbolt's ErrTimeout). The file is written without
@@ -132,7 +138,9 @@ func OpenBolt(path string, o BoltOptions) (*BoltIndex, error) {
 	if timeout <= 0 {
 		timeout = time.Second
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+	// ReadOnly opens the file read-only (a shared lock, no file created, no
+	// commit on Close).
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, NoFreelistSync: true, FreelistType: bolt.FreelistMapType, ReadOnly: o.ReadOnly})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("contentseen: open index %s: another process holds it (no lock after %v): %w", path, timeout, err)
 	}
@@ -507,6 +515,9 @@ func (x *BoltIndex) near(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int) (
 
 // insert records a fingerprint known to be absent: in fps and the delta.
 func (x *BoltIndex) insert(tx *bolt.Tx, top *bolt.Bucket, id uint64, fp Fingerprint) error {
+	if x.readOnly {
+		return errReadOnly // SeenTx, AddTx in a caller's write transaction
+	}
 	fps, delta := top.Bucket(fpsBucket), top.Bucket(deltaBucket)
 	// Ids are the crawler's page sequence and delta keys a sequence too:
 	// their keys only grow. (FillPercent belongs to this transaction's

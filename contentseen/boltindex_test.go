@@ -1,8 +1,10 @@
 package contentseen
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -137,5 +139,98 @@ func TestBoltAddBatchInterrupted(t *testing.T) {
 			y.Close()
 		}
 		t.Errorf("reopen after interrupted AddBatch: err = %v, want one asking for a rebuild", err)
+	}
+}
+
+// BoltOptions.ReadOnly on OpenBolt's own file writes nothing: not a missing
+// file, and not Close's free-list commit, which changed every byte of a
+// meta page of a file that was only read.
+func TestOpenBoltReadOnlyWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "index.db")
+	ctx := context.Background()
+	x, err := OpenBolt(path, BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(x.Add(ctx, 1, 0x0123456789abcdef), x.Close()); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenBolt(path, BoltOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := r.Near(ctx, 0x0123456789abcdef, 0)
+	if err != nil || len(ms) != 1 {
+		t.Errorf("Near on the read-only index = %v, %v; want the one fingerprint", ms, err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Error("OpenBolt with ReadOnly wrote to the file")
+	}
+	missing := filepath.Join(dir, "missing.db")
+	if r, err := OpenBolt(missing, BoltOptions{ReadOnly: true}); err == nil {
+		t.Errorf("OpenBolt with ReadOnly of a missing file: no error")
+		if err := r.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("OpenBolt with ReadOnly of a missing file created it (stat: %v)", err)
+	}
+}
+
+// An index opened with BoltOptions.ReadOnly on a writable database (a
+// check before anything writes) refuses Seen, Add and AddBatch rather
+// than committing them.
+func TestReadOnlyViewRefusesWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	ctx := context.Background()
+	x, err := OpenBolt(path, BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(x.Add(ctx, 1, 0x0123456789abcdef), x.Close()); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	v, err := NewBoltIndex(db, BoltOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := v.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	if _, _, err := v.Seen(ctx, 2, 0xfedcba9876543210); err == nil {
+		t.Error("Seen of a new fingerprint on a read-only view: no error")
+	}
+	if err := v.Add(ctx, 3, 0x1111111111111111); err == nil {
+		t.Error("Add on a read-only view: no error")
+	}
+	if err := v.AddBatch(ctx, []uint64{4}, []Fingerprint{0x2222222222222222}); err == nil {
+		t.Error("AddBatch on a read-only view: no error")
+	}
+	if n := v.Len(); n != 1 {
+		t.Errorf("Len after the refused writes = %d, want 1", n)
 	}
 }

@@ -146,9 +146,12 @@
 // expected size, the fewest tables that keep each table's expected
 // candidates at or under MaxCandidatesPerTable (256, about a page of
 // entries): 4x16 up to 2^24 (16.8M) fingerprints, 10x28 up to 2^32,
-// google16 beyond; for K > 3, generated layouts of equal blocks. A layout
-// is fixed when the index is created; crawl index migrate rebuilds a data
-// directory's index with another.
+// google16 beyond, for k <= 3. For a wider radius (the crawler's k = 7)
+// it weighs each layout's query, prefix ranges and candidates, among the
+// layouts of at most 10 tables, multi-probe ones included (below): 4x16
+// from about 500,000 to 220M fingerprints. A layout is fixed when the
+// index is created; crawl index migrate rebuilds a data directory's index
+// with another.
 //
 // # Wider radius: multi-probe
 //
@@ -162,36 +165,72 @@
 // index is rebuilt: a 4x16 data directory answers k = 7 as it is. The
 // cost (Layout.QueryCost) is in prefix ranges, each a look-up, and
 // candidates, each an XOR and popcount (plus decoding in bbolt); at 10M
-// random fingerprints:
+// random fingerprints, with space as table entries relative to 4x16's
+// (issue 17's budget for a wider radius: 2.5x):
 //
-//	layout   tables  k     e  ranges  candidates  memory p50  bbolt p50 (1M)
-//	4x16     4       3     0  4       610         2.6 µs      15 µs (10M)
-//	4x16     4       4-7   1  68      10,376      31 µs       122-128 µs
-//	4x16     4       8-11  2  548     83,618      256-276 µs  1.07-1.40 ms
-//	3x21     3       4-5   1  67      265         12 µs       -
-//	3x21     3       6-8   2  718     2,818       97-100 µs   -
-//	5x13     5       5-9   1  69      100,098     (computed)
-//	10x28    10      5-8   2  3,434   1,137       (computed)
-//	4x16 l2  6       3     1  198     0.5         (computed)
+//	layout   tables space  k     e  ranges  candidates  memory p50   bbolt p50
+//	4x16     4      1x     3     0  4       610         1.6-2.2 µs   20 µs
+//	4x16     4      1x     4-7   1  68      10,376      21-23 µs     241 µs
+//	4x16     4      1x     8-11  2  548     83,618      169 µs       1.07-1.40 ms (1M)
+//	3x21     3      0.75x  4-5   1  67      265         14 µs        -
+//	3x21     3      0.75x  6-8   2  718     2,818       106 µs       -
+//	5x13     5      1.25x  5-9   1  69      100,098     (computed)
+//	8x8      8      2x     7     0  8       312,500     (computed)
+//	10x28    10     2.5x   5-8   2  3,434   1,137       (computed)
+//	4x16 l2  6      1.5x   3     1  198     0.5         (computed)
+//	36x8     36     9x     7     0  36      19,531      (computed)
 //
-// Measured 2026-11-25 on the shared 2-core machine under a load of 15 to
-// 30 (other jobs), so absolute figures are high: BenchmarkIndexNearWide,
-// SIMCRAWL_BIG=1, -benchtime 5000x -count 2 for memory at 10M, 2000x for
-// bbolt at 1M; k=7 on 4x16 is 68 ranges at about 0.45 µs each in memory,
-// at about 1.8 µs each in bbolt (a B-tree seek, parsing the block and
-// decoding from its restart point; 673 allocations per query, bbolt's).
-// Neither meets issue 17's budgets (20 µs in memory, 60 µs bbolt at 10M).
-// (3x21 is k5/22-21-21/lead1, 0.75x 4x16's entries; 5x13 is
-// k9/13-13-13-13-12/lead1, 1.25x; 4x16 l2 is k3/16-16-16-16/lead2, 1.5x.)
-// Leading with two blocks multiplies the prefixes (e grows with the lead),
-// and shorter blocks multiply the candidates: for k up to 7, 4x16 at no
-// extra space is the layout to use. See BenchmarkIndexNearWide.
+// (3x21 is k5/22-21-21/lead1; 5x13 k9/13-13-13-13-12/lead1; 8x8
+// k7/8-8-8-8-8-8-8-8/lead1; 4x16 l2 k3/16-16-16-16/lead2; 36x8
+// k7/8-7-7-7-7-7-7-7-7/lead2, ChooseLayout's choice for k = 7 before it
+// weighed multi-probe layouts.) Leading with two blocks multiplies the
+// prefixes (e grows with the lead), and shorter blocks multiply the
+// candidates: for k up to 7, 4x16 at no extra space is the layout to use,
+// and ChooseLayout picks it. See BenchmarkIndexNearWide.
+//
+// Measured 2026-11-26 on the shared 2-core machine with other jobs
+// running, medians of runs interleaved with the code before (benchstat;
+// BenchmarkIndexNear and BenchmarkIndexNearWide, SIMCRAWL_BIG=1, -benchtime
+// 20000x -count 2 in memory, 3000x in bbolt). In memory at 10M: k=3 3.37
+// -> 1.65 µs at load 5 to 7, 3.67 -> 2.22 µs at load 12 to 17; k=7 43.3 ->
+// 21.1 µs and 49.2 -> 23.0 µs. So k=3 meets issue 17's 2 µs at load up to
+// 7 (and in some runs at 11 to 17: 1.49 to 1.63 µs), and k=7 sits at its
+// 20 µs (20.2 to 23 µs in every run), not under it. The gain is loading one
+// key per cache line of every probed run before comparing any (the misses
+// overlap instead of waiting run after run), comparing four keys per
+// branch and taking the id of a match outside table 0 through the
+// directory instead of a binary search over 10M keys (measured together),
+// then 15 to 20% from the huge pages. bbolt at 10M, load 15 to 23: k=3
+// 20 µs, k=7 about 245 µs, against issue 17's 60 µs; about 100 µs at 1M
+// (keeping each table's block and decoder position between its ranges and
+// stepping the cursor instead of seeking cut allocations 1,009 -> 863 per
+// query but not the time, p=0.886, so it was reverted). The 60 µs budget is out of reach
+// in this format: a k=7 range decodes its 152 entries plus some 64 from the
+// restart point before it, 14,700 entries a query at about 5 ns each (the
+// join's measured rate), over 70 µs before a range's B-tree look-up and the
+// cache misses on some 50 blocks. Restart points at every prefix (10,376
+// entries, 52 µs) and a decoder twice as fast would be needed, or tables
+// kept decoded in memory (MemIndex's 32 bytes per fingerprint). The 8-11
+// row and the 3x21 rows in memory: one run each beside the code before at
+// load 15 to 20 (k=10 392 -> 169 µs, 3x21 at k=5 17.3 -> 13.8 µs, at k=8
+// 126 -> 106 µs); the 8-11 row's bbolt figure is from 2026-11-25, before
+// these changes (load 15 to 30).
 //
 // MemIndex keeps, per table, a sorted array of permuted keys (table 0 with
 // a parallel array of ids), reached through a directory of the keys' top bits
 // (no binary search over millions: each step would be a cache miss), plus
 // a small sorted delta that takes inserts and is merged in at about
-// sqrt(N) entries. MemIndex.AddBatch loads millions by sorting.
+// sqrt(N) entries. MemIndex.AddBatch loads millions by sorting. From 2^19
+// keys the directory holds a table's whole 16-bit prefix (4 x 256 KiB at
+// 4x16), so a probed prefix's run is one directory entry away, with no
+// search. A query looks up the directory entries of all its probes, then
+// loads one key per cache line of every run (152 keys, 19 lines, per
+// prefix at 10M) before it compares any, so that the misses overlap
+// instead of waiting on the hardware prefetcher run after run, then
+// compares four keys per branch; a match found outside table 0 takes its
+// id through table 0's directory. The arrays ask the kernel for
+// transparent huge pages before they are filled (madvise, Linux): a 10M
+// index is 400 MB, 100,000 pages of 4 KiB, and each probe missed the TLB.
 //
 // BoltIndex keeps the same tables in bbolt, under one top-level bucket
 // (see BoltIndex for the buckets), either in its own file (OpenBolt, which
@@ -438,6 +477,20 @@
 // judge at k = 7 (every miss but one is a Traditional-script copy, which
 // tokenisation does not yet map).
 //
+// Short texts. A few edited or injected words move more bits of a short
+// text's SimHash, so the crawler takes a wider radius, 11, for texts of
+// fewer than 300 distinct features (crawler.Options.ShortK and
+// ShortFeatures, contentseen.short_k and short_features). Measured on
+// 14,236 short-text pairs cut from the corpus (copyweb.ShortPairs,
+// `copyweb-eval -short-curve`): at k = 7 the rule drops 0.55, 0.68, 0.86,
+// 0.94, 0.96 and 0.97 of the copies under 50, 100, 150, 200, 250 and 300
+// features, at 11 0.85, 0.94, 0.99, 1.00, 1.00 and 1.00; from 300 to 400
+// features 7 already finds 0.996. No pair to keep (other articles under one
+// template, 30-40% rewrites) was dropped at any radius up to 14. On the big
+// web of copies (1,539 pages) the short radius took recall from 0.984 to
+// 0.995 at precision 1.000. A short text's query probes 548 prefix ranges
+// of 4x16 instead of 68.
+//
 // Cost: SketchOf hashes each 3-shingle once (XXH3 of three token hashes)
 // into its bin; Compare is 128 byte comparisons (about 150 ns). On the
 // corpus, the sketch, the digest and StripTitle add about a third to
@@ -447,4 +500,7 @@
 // whose fingerprint equals a stored one's but whose sketch differs (the
 // same words in another order) is stored but not indexed under its own id,
 // and its later near copies are compared with the first page only.
+// Measured: of the 777 pages the big web of copies stores (1,539 crawled,
+// copyweb.Big), no two share a fingerprint, so no copy was lost to it
+// there; a fix would need a fingerprint-to-pages list in the store.
 package contentseen

@@ -32,6 +32,9 @@ func (x *BoltIndex) submit(ctx context.Context, r *request) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if x.readOnly {
+		return errReadOnly // even a Seen that finds a match commits
+	}
 	x.mu.RLock()
 	if x.closed {
 		x.mu.RUnlock()

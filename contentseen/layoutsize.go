@@ -24,16 +24,29 @@ const maxChosenTables = 64
 // ChooseLayout returns the layout for an index expected to hold about
 // expected fingerprints and to find every match within k bits.
 //
-// The rule: the fewest tables (the least space: each table is a copy of
-// every fingerprint) such that each table returns at most
+// For k <= 3 the rule is the fewest tables (the least space: each table is
+// a copy of every fingerprint) such that each table returns at most
 // MaxCandidatesPerTable candidates per query at the expected size, that is
 // expected/2^p <= 256 for the table with the shortest prefix p; among
-// layouts with as many tables, the longer prefix. For k <= 3 it chooses
-// among the built-in layouts, which gives 4x16 up to 2^24 (16.8M)
-// fingerprints, 10x28 up to 2^32 (4.3G) and google16 beyond. For k > 3 it
-// chooses among the layouts NewLayout generates from blocks of equal width
-// (give or take a bit) with at most 64 tables; if none keeps the
-// candidates under the bound, the one with the fewest candidates per table.
+// layouts with as many tables, the longer prefix. It chooses among the
+// built-in layouts, which gives 4x16 up to 2^24 (16.8M) fingerprints,
+// 10x28 up to 2^32 (4.3G) and google16 beyond.
+//
+// For k > 3 (a judge's candidate radius) it chooses, among the layouts of
+// at most maxWideTables tables (2.5 times 4x16's space) that answer k,
+// whether by one prefix per table (NewLayout's for k) or by multi-probe
+// (4x16, 10x28 and NewLayout's for a smaller K whose MaxK reaches k), the
+// one whose query costs least by QueryCost: rangeCandidates per prefix
+// range plus one per candidate; ties go to fewer tables. With the crawler's
+// k = 7 that is 4x16 from about 500,000 up to 220M fingerprints (68
+// ranges, 10,376 candidates at 10M), then k2/22-21-21/lead1 (3 tables, 718
+// ranges); below, k7/8-8-8-8-8-8-8-8/lead1 (8 tables, one 8-bit prefix
+// each). Without multi-probe k = 7 takes 8 tables of 8-bit prefixes or
+// more than 10 tables (the rule below gave 36 at 10M). Only where no
+// layout of at most 10 tables answers k does the k <= 3 rule apply, among
+// NewLayout's layouts for k of at most 64 tables; if none keeps the
+// candidates under the bound, the one with the fewest candidates per
+// table.
 //
 // A layout is fixed when an index is created; an index that outgrows its
 // layout can be rebuilt with another (crawl index migrate).
@@ -54,8 +67,11 @@ func ChooseLayout(k int, expected int64) (Layout, error) {
 			cands = append(cands, l)
 		}
 	} else {
-		var err error
-		if cands, err = generatedLayouts(k); err != nil {
+		l, ok, err := chooseWide(k, expected)
+		if err != nil || ok {
+			return l, err
+		}
+		if cands, err = generatedLayouts(k, maxChosenTables); err != nil {
 			return Layout{}, err
 		}
 	}
@@ -83,11 +99,63 @@ func ChooseLayout(k int, expected int64) (Layout, error) {
 	return best, nil
 }
 
+// maxWideTables bounds the tables of the layouts ChooseLayout weighs for
+// k > 3 by their query cost: 10, 2.5 times 4x16's entries (issue 17's
+// space budget for a wider radius).
+const maxWideTables = 10
+
+// rangeCandidates is what ChooseLayout counts a prefix range as, in
+// candidates compared: a range costs a directory or B-tree look-up, then
+// its candidates a popcount each (and decoding in bbolt). Measured on
+// 4x16 (doc.go): in bbolt a range costs about 1.5 us and a candidate
+// 5 ns, about 300 candidates; in memory about 0.15 us and 2 ns, about 75.
+// 256 keeps the two on the side of the crawler's index, bbolt.
+const rangeCandidates = 256
+
+// chooseWide returns, for k > 3, the layout of at most maxWideTables tables
+// answering k (MaxK >= k) with the least estimated query cost at n
+// fingerprints, and false if there is none.
+func chooseWide(k int, n int64) (Layout, bool, error) {
+	var cands []Layout
+	for _, name := range []string{Layout4x16, Layout10x28} {
+		l, err := LayoutByName(name)
+		if err != nil {
+			return Layout{}, false, err
+		}
+		cands = append(cands, l)
+	}
+	for kk := k; kk >= 0; kk-- {
+		ls, err := generatedLayouts(kk, maxWideTables)
+		if err != nil {
+			return Layout{}, false, err
+		}
+		cands = append(cands, ls...)
+	}
+	cost := func(l Layout) float64 {
+		ranges, candidates := l.QueryCost(n, k)
+		return float64(ranges)*rangeCandidates + candidates
+	}
+	var best Layout
+	var bestCost float64
+	for _, l := range cands {
+		if l.Tables() > maxWideTables || l.MaxK() < k {
+			continue
+		}
+		// Built-ins come first and keep their names against the same
+		// tables generated under another K: only a lower cost, or as low
+		// with fewer tables, replaces the best.
+		if c := cost(l); !best.valid() || c < bestCost || c == bestCost && l.Tables() < best.Tables() {
+			best, bestCost = l, c
+		}
+	}
+	return best, best.valid(), nil
+}
+
 // generatedLayouts returns, for every number of blocks from k+1 to 64 and
-// every lead that keeps the tables at most maxChosenTables, the layout
+// every lead that keeps the tables at most maxTables, the layout
 // NewLayout makes of blocks of equal width (the first 64 mod n blocks one
 // bit wider).
-func generatedLayouts(k int) ([]Layout, error) {
+func generatedLayouts(k, maxTables int) ([]Layout, error) {
 	var out []Layout
 	for n := k + 1; n <= 64; n++ {
 		blocks := make([]int, n)
@@ -100,7 +168,7 @@ func generatedLayouts(k int) ([]Layout, error) {
 		for lead := 1; lead <= n-k; lead++ {
 			// C(n, lead) grows with lead up to n/2; past it, lead <= n-k
 			// keeps it at least C(n, k), over 64 for k >= 4 and n > 2k.
-			if binomial(n, lead) > maxChosenTables {
+			if binomial(n, lead) > maxTables {
 				break
 			}
 			l, err := NewLayout(k, blocks, lead)

@@ -38,21 +38,33 @@ func TestChooseLayoutBuiltIn(t *testing.T) {
 	}
 }
 
-// For k > 3 the choice is among generated layouts; the expected ones are
-// worked out by hand in the comments.
+// For k > 3 the choice is the cheapest query (QueryCost: rangeCandidates
+// per range plus the candidates) among layouts of at most 10 tables that
+// answer k, one prefix per table or multi-probe; the expected ones are
+// worked out by hand in the comments (costs in thousands of candidates).
 func TestChooseLayoutGenerated(t *testing.T) {
 	for _, tc := range []struct {
 		k        int
 		expected int64
 		want     string
 	}{
-		// 5 blocks, one leads: 5 tables of 12-13 bits, 1M/4096 = 244 per table.
+		// 5 blocks, one leads: 5 ranges of 12-13 bits, 1M/4096 = 244 per
+		// table (2.5); 4x16 multi-probe reads 68 ranges (18.4).
 		{4, 1e6, "k4/13-13-13-13-12/lead1"},
-		// 12 bits are too few for 10M (2,441); one block of 6 or 7 leading
-		// gives 9-10 bits; two of six blocks give 20-22 bits in 15 tables.
-		{4, 1e7, "k4/11-11-11-11-10-10/lead2"},
+		// The same 5 tables at 10M (8.6) against 3 tables of 21-22 bits
+		// read at 67 prefixes (17.4); the 15 tables of two 11-bit blocks
+		// leading, chosen before, are more than 10.
+		{4, 1e7, "k4/13-13-13-13-12/lead1"},
 		// Tiny: the fewest tables, k+1 blocks.
 		{6, 1000, "k6/10-9-9-9-9-9-9/lead1"},
+		// The crawler's radius: 4x16 reads 68 ranges, 10,376 candidates at
+		// 10M (27.8) where 8 tables of 8-bit prefixes compare 312,500
+		// (314.5) and k2/22-21-21/lead1 reads 718 ranges (186.6); 36
+		// tables before.
+		{7, 1e7, Layout4x16},
+		{7, 1e6, Layout4x16},                 // 18.4 against 33.3 for 8 tables of 8 bits
+		{7, 1e5, "k7/8-8-8-8-8-8-8-8/lead1"}, // 5.2 against 17.5
+		{7, 1e9, "k2/22-21-21/lead1"},        // 465.6 against 1,055
 	} {
 		l, err := ChooseLayout(tc.k, tc.expected)
 		if err != nil {
@@ -65,17 +77,28 @@ func TestChooseLayoutGenerated(t *testing.T) {
 	}
 }
 
-// Properties of every choice: the layout guarantees k, stays within the
-// table bound, keeps the candidates under the bound whenever any
-// generated layout of as many tables or fewer could, and a bigger index
-// never gets fewer tables.
+// Properties of every choice: the layout answers k; for k > 3 it has at
+// most maxWideTables tables and no layout of at most that many tables
+// that answers k (generated for k or a smaller K, or built in) has a
+// cheaper query; for k <= 3 a bigger index never gets fewer tables.
 func TestChooseLayoutProperties(t *testing.T) {
+	builtin := func(name string) Layout {
+		l, err := LayoutByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
 	for k := range 12 {
 		var all []Layout
 		if k > 3 {
-			var err error
-			if all, err = generatedLayouts(k); err != nil {
-				t.Fatal(err)
+			all = []Layout{builtin(Layout4x16), builtin(Layout10x28), builtin(LayoutGoogle16)}
+			for kk := 0; kk <= k; kk++ {
+				ls, err := generatedLayouts(kk, maxChosenTables)
+				if err != nil {
+					t.Fatal(err)
+				}
+				all = append(all, ls...)
 			}
 		}
 		prevTables := 0
@@ -85,27 +108,26 @@ func TestChooseLayoutProperties(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ChooseLayout(%d, %d): %v", k, n, err)
 			}
-			if l.K() < k {
-				t.Errorf("ChooseLayout(%d, %d) = %s, which guarantees only k <= %d", k, n, l.Name(), l.K())
+			if l.MaxK() < k {
+				t.Errorf("ChooseLayout(%d, %d) = %s, which answers only k <= %d", k, n, l.Name(), l.MaxK())
 			}
-			if l.Tables() > maxChosenTables {
-				t.Errorf("ChooseLayout(%d, %d) = %s: %d tables", k, n, l.Name(), l.Tables())
-			}
-			if l.Tables() < prevTables {
-				t.Errorf("ChooseLayout(%d, %d) = %s: %d tables, fewer than for %d", k, n, l.Name(), l.Tables(), n/10)
-			}
-			prevTables = l.Tables()
 			if k <= 3 {
+				if l.Tables() < prevTables {
+					t.Errorf("ChooseLayout(%d, %d) = %s: %d tables, fewer than for %d", k, n, l.Name(), l.Tables(), n/10)
+				}
+				prevTables = l.Tables()
 				continue
 			}
-			got := l.Cost(n).WorstTable
+			if l.Tables() > maxWideTables {
+				t.Errorf("ChooseLayout(%d, %d) = %s: %d tables", k, n, l.Name(), l.Tables())
+			}
+			cost := func(l Layout) float64 {
+				r, c := l.QueryCost(n, k)
+				return float64(r)*rangeCandidates + c
+			}
 			for _, o := range all {
-				oc := o.Cost(n).WorstTable
-				if got > MaxCandidatesPerTable && oc <= MaxCandidatesPerTable {
-					t.Errorf("ChooseLayout(%d, %d) = %s (%.0f candidates per table) though %s fits (%.0f)", k, n, l.Name(), got, o.Name(), oc)
-				}
-				if got <= MaxCandidatesPerTable && oc <= MaxCandidatesPerTable && o.Tables() < l.Tables() {
-					t.Errorf("ChooseLayout(%d, %d) = %s (%d tables) though %s fits with %d", k, n, l.Name(), l.Tables(), o.Name(), o.Tables())
+				if o.Tables() <= maxWideTables && o.MaxK() >= k && cost(o) < cost(l) {
+					t.Errorf("ChooseLayout(%d, %d) = %s (cost %.0f) though %s answers k for %.0f", k, n, l.Name(), cost(l), o.Name(), cost(o))
 				}
 			}
 		}

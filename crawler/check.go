@@ -191,7 +191,9 @@ func checkContent(ctx context.Context, db *bolt.DB, dir, dropLog string, rep *Ch
 	n := 0
 	err = store.DropHeaders(ctx, func(d *storage.Drop) error {
 		n++
-		if !byID(d.DuplicateOf) && len(drops.Problems) < 10 {
+		// A drop of a page another worker of a distributed crawl stored
+		// names it by URL: that page is in another data directory.
+		if d.DuplicateOfURL == "" && !byID(d.DuplicateOf) && len(drops.Problems) < 10 {
 			drops.Problems = append(drops.Problems, fmt.Sprintf("drop %d (%s) duplicates page %d, which is not stored", d.ID, d.URL, d.DuplicateOf))
 		}
 		return nil

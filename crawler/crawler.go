@@ -45,6 +45,7 @@ type Crawler struct {
 	metrics    *metrics
 	metricsSrv *metricsServer // nil unless Options.MetricsAddr is set
 	k          int            // the candidate radius (Options.K)
+	shortK     int            // short texts' radius (shortRadius), >= k
 	thresholds contentseen.Thresholds
 
 	robotsDone sync.Map // host -> struct{}: Crawl-delay looked up
@@ -126,6 +127,7 @@ func Open(opts Options) (_ *Crawler, err error) {
 			return nil, errors.Join(err, c.Close())
 		}
 	}
+	c.shortK = c.shortRadius(layout)
 	if err := c.openParts(layout); err != nil {
 		return nil, errors.Join(err, c.Close()) // Close stops what openParts started
 	}
@@ -141,16 +143,21 @@ func (c *Crawler) openParts(layout contentseen.Layout) error {
 	if err := c.keepLegacyTokenizer(); err != nil {
 		return err
 	}
-	var err error
-	c.store, err = storage.New(c.db, storage.Options{KeepDropText: c.opts.KeepDropText})
+	// The drop log is checked against the store, read through a read-only
+	// view, before anything writes to crawl.db (storage.New commits its
+	// buckets, the index and the frontier may write): a log that disagrees
+	// leaves both files as they were. Only a crash's missing tail is ever
+	// appended to the log.
+	view, err := storage.New(c.db, storage.Options{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("crawler: %w", err)
 	}
-	// The drop log is checked against the store before the index and the
-	// frontier are opened (they may write); only a crash's missing tail is
-	// ever appended.
-	if err := reconcileDropLog(context.Background(), c.opts.DropLog, c.store); err != nil {
+	if err := reconcileDropLog(context.Background(), c.opts.DropLog, view); err != nil {
 		return err
+	}
+	c.store, err = storage.New(c.db, storage.Options{KeepDropText: c.opts.KeepDropText})
+	if err != nil {
+		return fmt.Errorf("crawler: %w", err)
 	}
 	c.index, err = contentseen.NewBoltIndex(c.db, contentseen.BoltOptions{Layout: layout, Scheme: c.opts.Features.String()})
 	if err != nil {

@@ -221,12 +221,19 @@ func TestDropLogMatchedLineByLine(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := fileHash(t, opts.DropLog)
+		dbPath := filepath.Join(opts.DataDir, DBFile)
+		dbBefore := fileHash(t, dbPath)
 		_, err := Open(opts)
 		if !errors.Is(err, ErrDropLogMismatch) || errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "line 2") {
 			t.Fatalf("Open: err = %v, want ErrDropLogMismatch (not ErrDamaged: crawl.db is sound) naming the drop log's line 2", err)
 		}
 		if fileHash(t, opts.DropLog) != before {
 			t.Error("the damaged drop log was changed")
+		}
+		// "nothing was changed": crawl.db neither (no transaction is
+		// committed before the drop log is checked).
+		if fileHash(t, dbPath) != dbBefore {
+			t.Error("crawl.db was written to before the drop log was found to disagree")
 		}
 		// crawl check says the same: the drop log, not crawl.db.
 		rep, err := CheckData(context.Background(), opts.DataDir, opts.DropLog, 0)

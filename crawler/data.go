@@ -75,13 +75,35 @@ func (d *Data) Recover(err *error) {
 		*err = panicDamage(d.Dir, p)
 		return
 	}
-	// The file passed the structural checks, so a record that does not
-	// decode is damage inside a value: say where to look.
-	if e := *err; e != nil && !errors.Is(e, ErrDamaged) && !errors.Is(e, context.Canceled) && isReadError(e) {
+	d.explainReadError(err)
+}
+
+// explainReadError says where to look when *err came from reading d: the
+// file passed the structural checks, so a record that does not decode is
+// damage inside a value.
+func (d *Data) explainReadError(err *error) {
+	var nd notDamage
+	if e := *err; e != nil && !errors.Is(e, ErrDamaged) && !errors.Is(e, context.Canceled) && !errors.As(e, &nd) && isReadError(e) {
 		*err = fmt.Errorf("%w (reading %s; `crawl check --data %s` says what is damaged, `crawl repair --data %s --out NEWDIR` copies what can be read)",
 			e, filepath.Join(d.Dir, DBFile), d.Dir, d.Dir)
 	}
 }
+
+// NotDamage marks err as an answer about what a data directory holds (a
+// URL it does not record, a stored page where a drop was asked for), not
+// a failure to read it: Data.Recover and DataSet.Recover return it without
+// the hint that the directory may be damaged. errors.Is and errors.As see
+// through it; NotDamage(nil) is nil.
+func NotDamage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return notDamage{err}
+}
+
+type notDamage struct{ error }
+
+func (e notDamage) Unwrap() error { return e.error }
 
 // isReadError reports whether err came from decoding what the data
 // directory holds, not from writing the output.

@@ -262,26 +262,32 @@ func TestDedupBatchMatchesOneByOne(t *testing.T) {
 	case os.Getenv("SIMCRAWL_BIG") == "1":
 		rounds = 4
 	}
-	for round := range 2 * rounds {
-		// Half the rounds with a radius past the layout's K (4x16:
-		// multi-probe candidates, in the batch from a MemIndex).
-		k := 3
-		if round%2 == 1 {
+	for round := range 3 * rounds {
+		// A third of the rounds with a radius past the layout's K (4x16:
+		// multi-probe candidates, in the batch from a MemIndex), a third
+		// with k = 7 and a wider radius, 11, for texts of fewer than 100
+		// features (the corpus's texts have 40 to 200 words: some are
+		// short, some not, and a short text's candidates reach past 7).
+		k, short := 3, [2]int{}
+		switch round % 3 {
+		case 1:
 			k = 7
+		case 2:
+			k, short = 7, [2]int{11, 100}
 		}
-		dedupTestK = k
-		t.Cleanup(func() { dedupTestK = 3 })
-		recs := oracleCorpus(t, r, 12, k)
+		dedupTestK, dedupTestShort = k, short
+		t.Cleanup(func() { dedupTestK, dedupTestShort = 3, [2]int{} })
+		recs := oracleCorpus(t, r, 12, max(k, short[0]))
 		cut := r.IntN(len(recs) / 3)
 		o := DedupOptions{Batch: 2 + r.IntN(60)}
 		switch {
-		case round == 0:
-			o.Batch = len(recs) // one batch: every tie inside it
+		case round == 0, round == 2:
+			o.Batch = len(recs) // one batch: every tie and every wide-radius match inside it
 		case r.IntN(2) == 0:
 			o.BatchBytes = int64(1 + r.IntN(20000))
 		}
 		txRecords := 1 + r.IntN(20)
-		t.Run(fmt.Sprintf("round=%d/k=%d/records=%d/before=%d/batch=%d/bytes=%d/tx=%d", round, k, len(recs), cut, o.Batch, o.BatchBytes, txRecords), func(t *testing.T) {
+		t.Run(fmt.Sprintf("round=%d/k=%d/short=%v/records=%d/before=%d/batch=%d/bytes=%d/tx=%d", round, k, short, len(recs), cut, o.Batch, o.BatchBytes, txRecords), func(t *testing.T) {
 			smallTx(t, txRecords)
 			one, batched := t.TempDir(), t.TempDir()
 			for _, dir := range []string{one, batched} {

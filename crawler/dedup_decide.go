@@ -21,8 +21,8 @@ import (
 //     of the state before the batch (nothing else writes meanwhile: Dedup
 //     is the data directory's only writer): the key and URL checks and the
 //     judge's verdict against S alone (judgeTx: the exact copy by digest,
-//     else the first candidate within k, least distance then least id,
-//     whose sketch verifies).
+//     else the first candidate within its radius (Crawler.radius), least
+//     distance then least id, whose sketch verifies).
 //   - the batch itself: an in-memory index (contentseen.MemIndex, the
 //     data directory's layout, so it answers the same radius by
 //     multi-probe) of the records kept so far, filled and queried in the
@@ -222,12 +222,13 @@ func (c *Crawler) judge(d *decision, i int, l *lookup, batch *contentseen.MemInd
 	// The first record kept earlier that verifies, nearest first, then
 	// earliest (Near's order); it wins over the stored verdict only when
 	// strictly nearer (stored pages have the smaller ids).
-	best, dist := -1, c.k+1
+	r := c.radius(p)
+	best, dist := -1, r+1
 	if l.stored != nil {
 		dist = l.stored.dist
 	}
 	var bestRes contentseen.Resemblance
-	ms, err := batch.Near(context.Background(), p.fp, c.k)
+	ms, err := batch.Near(context.Background(), p.fp, r)
 	if err != nil {
 		return fmt.Errorf("crawler: dedup: batch candidates: %w", err)
 	}

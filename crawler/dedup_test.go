@@ -42,13 +42,18 @@ func dedupHTML(title string, words []string) []byte {
 		title, title, strings.Join(words, " "))
 }
 
-// dedupTestK is the candidate radius openDedup opens with; a test may set
-// it for its duration (no crawler test runs in parallel).
-var dedupTestK = 3
+// dedupTestK is the candidate radius openDedup opens with, and
+// dedupTestShort the short texts' radius and bound (Options.ShortK,
+// ShortFeatures); a test may set them for its duration (no crawler test
+// runs in parallel).
+var (
+	dedupTestK     = 3
+	dedupTestShort [2]int
+)
 
 func openDedup(t *testing.T, dir string) *Crawler {
 	t.Helper()
-	c, err := Open(Options{DataDir: dir, K: dedupTestK, KeepDropText: true})
+	c, err := Open(Options{DataDir: dir, K: dedupTestK, ShortK: dedupTestShort[0], ShortFeatures: dedupTestShort[1], KeepDropText: true})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

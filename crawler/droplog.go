@@ -180,11 +180,15 @@ func rewriteMissing(ctx context.Context, f *os.File, at int64, skip int, st *sto
 		if i <= skip {
 			return nil
 		}
-		orig, err := st.Get(ctx, d.DuplicateOf)
-		if err != nil {
-			return fmt.Errorf("page %d: %w", d.DuplicateOf, err)
+		keptURL := d.DuplicateOfURL // another worker's page: the drop names it
+		if keptURL == "" {
+			orig, err := st.Get(ctx, d.DuplicateOf)
+			if err != nil {
+				return fmt.Errorf("page %d: %w", d.DuplicateOf, err)
+			}
+			keptURL = orig.URL
 		}
-		r := storage.NewDropRecord(d, orig.URL)
+		r := storage.NewDropRecord(d, keptURL)
 		b, err := r.MarshalJSON()
 		if err != nil {
 			return err

@@ -15,7 +15,9 @@ import (
 //  1. candidates: an exact copy (the same contentseen.TextDigest: the same
 //     letters and digits once the page's own headline is stripped), else
 //     every stored page whose SimHash is within k bits (the candidate
-//     radius, contentseen.k), nearest first, ties by page id;
+//     radius, contentseen.k; for a short text, one of fewer than
+//     contentseen.short_features distinct features, short_k when larger),
+//     nearest first, ties by page id;
 //  2. verification: a candidate is a copy only when the sketches of the
 //     two texts agree (contentseen.Thresholds.Verify: Jaccard similarity
 //     of word 3-shingles, or containment of the smaller text in the
@@ -58,7 +60,7 @@ func (c *Crawler) judgeTx(tx *bolt.Tx, p *page) (*verdict, error) {
 		return &verdict{id: id, reason: reasonExact, dist: contentseen.Distance(p.fp, contentseen.Fingerprint(orig.Fingerprint)),
 			res: exactResemblance, byDigest: true, orig: orig}, nil
 	}
-	ms, err := c.index.NearTx(tx, p.fp, c.k)
+	ms, err := c.index.NearTx(tx, p.fp, c.radius(p))
 	if err != nil {
 		return nil, err
 	}
@@ -69,6 +71,30 @@ func (c *Crawler) judgeTx(tx *bolt.Tx, p *page) (*verdict, error) {
 		}
 	}
 	return nil, nil
+}
+
+// radius is p's candidate radius: Options.K, or for a short text (fewer
+// than Options.ShortFeatures distinct features) c.shortK.
+func (c *Crawler) radius(p *page) int {
+	if p.features < c.opts.ShortFeatures {
+		return c.shortK
+	}
+	return c.k
+}
+
+// shortRadius is the short texts' radius with layout: the larger of K and
+// ShortK, at most what the layout answers. A data directory whose layout
+// answers less than the default ShortK (10x28: 9, chosen by layout auto
+// above 16.8M expected pages; google16: 3) keeps working with the radius
+// it can answer, said in the log, rather than being refused for a key it
+// never set.
+func (c *Crawler) shortRadius(layout contentseen.Layout) int {
+	r := max(c.k, c.opts.ShortK)
+	if c.opts.ShortFeatures > 0 && r > layout.MaxK() {
+		c.opts.Logger.Info("short texts take the widest radius the index's layout answers", "short_k", r, "layout", layout.Name(), "radius", layout.MaxK())
+		r = layout.MaxK()
+	}
+	return r
 }
 
 // exactResemblance is what an exact copy's texts have.

@@ -14,9 +14,10 @@ import (
 const LayoutAuto = "auto"
 
 // DefaultExpectedPages is Options.ExpectedPages when it is 0: ten million
-// pages, the size up to which the default layout 4x16 stays the choice
-// (ChooseLayout keeps it up to 16.8M), so "auto" with the default creates
-// the same index as the default layout; a crawl that expects more says so.
+// pages, where the default layout 4x16 is the choice (ChooseLayout keeps
+// it up to 16.8M for k = 3, and from about 500,000 to 220M for k = 7), so
+// "auto" with the default creates the same index as the default layout; a
+// crawl that expects more or fewer says so.
 const DefaultExpectedPages = 10_000_000
 
 // namedLayout returns the layout called name if it can find every match

@@ -114,3 +114,21 @@ func TestLayoutAutoLargerK(t *testing.T) {
 		t.Errorf("auto for k=5 created layout %s, want %s", got, want.Name())
 	}
 }
+
+// "auto" with the crawler's candidate radius (contentseen.k = 7) and the
+// default expected pages creates 4x16, read by multi-probe, as the
+// default layout would; it created 36 tables before ChooseLayout weighed
+// multi-probe layouts.
+func TestLayoutAutoJudgeRadius(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Open(Options{DataDir: dir, K: 7, Layout: LayoutAuto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := recordedLayout(t, dir); got != contentseen.Layout4x16 {
+		t.Errorf("auto for k=7 and %d expected pages created layout %s, want %s", DefaultExpectedPages, got, contentseen.Layout4x16)
+	}
+}

@@ -246,7 +246,9 @@ func rebuild(ctx context.Context, tmp, dst *bolt.DB, out string, layout contents
 		var drops []*storage.Drop
 		for _, id := range ids {
 			d, err := src.GetDrop(ctx, id)
-			if err != nil || !stored[d.DuplicateOf] {
+			// A drop of another worker's page (DuplicateOfURL) keeps it:
+			// that page is not in this directory.
+			if err != nil || d.DuplicateOfURL == "" && !stored[d.DuplicateOf] {
 				sum.DropsLost++
 				continue
 			}

@@ -1,12 +1,12 @@
 package extract
 
 import (
+	"log/slog"
 	"net/url"
 	"strings"
 	"unicode/utf8"
 
 	readability "codeberg.org/readeck/go-readability/v2"
-	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 )
 
@@ -25,43 +25,76 @@ const maxReadabilityText = 2 << 20
 const minArticleRunes = 200
 
 // extractTree fills d from a parsed page.
-func extractTree(d *Document, g *goquery.Document, pageURL *url.URL) {
-	root := g.Nodes[0]
-	readMeta(d, g, pageURL) // before anything mutates the tree
+func extractTree(d *Document, root *html.Node, pageURL *url.URL) {
+	readMeta(d, root, pageURL) // before anything mutates the tree
 	total := clean(root, false)
 
-	body := g.Find("body").Nodes
 	fbRoot := root
-	if len(body) > 0 {
-		fbRoot = body[0]
+	if body := firstElem(root, "body"); body != nil {
+		fbRoot = body
 	}
+	useReadability := total <= maxReadabilityText && countElems(root, maxElems) <= maxElems
 	dense := linkDense(fbRoot)
 	skip := func(n *html.Node) bool { return dense(n) || caption(n) }
-	fallback := renderText(fbRoot, skip)
-	// The density finder's article, rendered before readability mutates
-	// the tree.
-	var densityText string
-	if a := densityArticle(fbRoot); a != nil {
-		densityText = renderText(a, skip)
+	fallback := lazyText{render: func() string {
+		t := renderText(fbRoot, skip)
+		if utf8.RuneCountInString(t) < minArticleRunes {
+			// On a page that is mostly links (an index, an archive)
+			// the links are the content.
+			t = renderText(fbRoot, nil)
+		}
+		return t
+	}}
+	// The density finder's article only ever replaces readability's.
+	var densityNode *html.Node
+	if useReadability {
+		densityNode = densityArticle(fbRoot)
 	}
-	if utf8.RuneCountInString(fallback) < minArticleRunes {
-		// On a page that is mostly links (an index, an archive) the
-		// links are the content.
-		fallback = renderText(fbRoot, nil)
+	density := lazyText{render: func() string {
+		if densityNode == nil {
+			return ""
+		}
+		return renderText(densityNode, skip)
+	}}
+	// The page text is needed when readability's article is short, the
+	// density article when readability's has little prose: both are
+	// rendered only then, after readability has run on this tree. What
+	// readability changes in it does not change them (it turns <br><br>
+	// runs into <p>, renames <font> to <span>, drops images without a
+	// source, and comments and styles the cleaning dropped already),
+	// except that it removes <noscript>, which the cleaning keeps when it
+	// holds an article; with one left, both are rendered before.
+	if firstElem(fbRoot, "noscript") != nil {
+		fallback.get()
+		density.get()
 	}
 
 	var text string
-	if total <= maxReadabilityText && countElems(root, maxElems) <= maxElems {
+	if useReadability {
 		text = readabilityText(root, pageURL, d)
 	}
-	if useFallback(text, fallback) {
-		d.Text, d.Fallback = dropBoilerLines(fallback), true
+	if useFallback(text, fallback.get) {
+		d.Text, d.Fallback = dropBoilerLines(fallback.get()), true
 		return
 	}
-	if picked, ok := pickArticle(text, densityText); ok {
+	if picked, ok := pickArticle(text, density.get); ok {
 		text = picked
 	}
 	d.Text = dropBoilerLines(text)
+}
+
+// lazyText is a text rendered on first use.
+type lazyText struct {
+	render func() string
+	text   string
+	done   bool
+}
+
+func (l *lazyText) get() string {
+	if !l.done {
+		l.text, l.done = l.render(), true
+	}
+	return l.text
 }
 
 // readabilityText runs readability on root (mutating it) and renders the
@@ -70,6 +103,10 @@ func readabilityText(root *html.Node, pageURL *url.URL, d *Document) string {
 	p := readability.NewParser()
 	p.KeepClasses = true // our second cleaning pass matches on classes
 	p.DisableJSONLD = true
+	// NewParser's logger writes Info records to io.Discard, formatting
+	// them first, and formats the attributes of every per-pass logger;
+	// 2 % of the stage.
+	p.Logger = slog.New(slog.DiscardHandler)
 	art, err := p.ParseAndMutate(root, pageURL)
 	if err != nil || art.Node == nil {
 		return ""
@@ -92,7 +129,7 @@ func readabilityText(root *html.Node, pageURL *url.URL, d *Document) string {
 // (a two-sentence news item) is kept: the rest of such a page is login
 // boxes and disclaimers, which would make every short item on the site
 // look alike.
-func useFallback(article, fallback string) bool {
+func useFallback(article string, fallback func() string) bool {
 	a := utf8.RuneCountInString(article)
 	if a == 0 {
 		return true
@@ -100,7 +137,7 @@ func useFallback(article, fallback string) bool {
 	if a >= minArticleRunes || hasParagraph(article) {
 		return false
 	}
-	return utf8.RuneCountInString(fallback) > 3*a
+	return utf8.RuneCountInString(fallback()) > 3*a
 }
 
 // hasParagraph reports whether some line of text is a paragraph rather
@@ -122,6 +159,20 @@ func hasParagraph(text string) bool {
 		}
 	}
 	return false
+}
+
+// firstElem returns the first element named name below n in document
+// order, or nil.
+func firstElem(n *html.Node, name string) *html.Node {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.Data == name {
+			return c
+		}
+		if e := firstElem(c, name); e != nil {
+			return e
+		}
+	}
+	return nil
 }
 
 // countElems counts elements below n, stopping early past limit.

@@ -85,11 +85,15 @@ func boilerLine(line string) bool {
 	if line == "" {
 		return false
 	}
+	n := utf8.RuneCountInString(line)
+	if n > 4*maxBoilerRunes {
+		return false // a paragraph: not lower-cased for nothing
+	}
 	lower := strings.ToLower(line)
-	if n := utf8.RuneCountInString(line); n > maxBoilerRunes {
+	if n > maxBoilerRunes {
 		// Copyright notices and cookie notes run longer.
-		return n <= 4*maxBoilerRunes && (strings.HasPrefix(lower, "©") || strings.HasPrefix(lower, "copyright") ||
-			containsAny(lower, cookieNotes) || containsAny(lower, postMeta))
+		return strings.HasPrefix(lower, "©") || strings.HasPrefix(lower, "copyright") ||
+			strings.Contains(lower, "cookie") && containsAny(lower, cookieNotes) || containsAny(lower, postMeta)
 	}
 	r, _ := utf8.DecodeRuneInString(lower)
 	for _, p := range boilerPrefixes[string(r)] {
@@ -139,7 +143,8 @@ func teaserEnd(lower string) bool {
 var creditMarks = []string{"©", "foto:", "photo:", "fotos:", "photos:", "bild:", "credit:", "crédit", "crédito:", "(foto", "(photo", "getty images", "shutterstock", "istockphoto", "wenn.com", "/dpa", "/ dpa", "imago images"}
 
 func creditLine(lower string) bool {
-	return len(lower) <= 2*maxBoilerRunes && (containsAny(lower, creditMarks) || containsAny(lower, cookieNotes) ||
+	return len(lower) <= 2*maxBoilerRunes && (containsAny(lower, creditMarks) ||
+		strings.Contains(lower, "cookie") && containsAny(lower, cookieNotes) ||
 		containsAny(lower, downloadNotes) || hasDigit(lower) && containsAny(lower, fileTypes) && rxFileSize.MatchString(lower))
 }
 
@@ -155,7 +160,8 @@ var (
 	rxFileSize    = regexp.MustCompile(`\b(?:pdf|docx?|xlsx?|pptx?|zip)\b.{0,12}\b\d+(?:[.,]\d+)?\s*(?:kb|mb|ko|mo)\b`)
 )
 
-// cookieNotes are the words of a cookie banner in running text.
+// cookieNotes are the words of a cookie banner in running text; each
+// has "cookie" in it.
 var cookieNotes = []string{"verwendung von cookies", "use of cookies", "uses cookies", "use cookies", "utilise des cookies", "utilisation des cookies", "utiliza cookies", "uso de cookies", "używa plików cookie", "nutzung von cookies", "cookies zu", "使用cookie"}
 
 // rxTeaserEnd matches a teaser cut off by a "more" link:

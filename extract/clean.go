@@ -220,10 +220,10 @@ func (c *cleaner) findHolders(root *html.Node) {
 func (c *cleaner) holdsArticle(n *html.Node) bool {
 	switch {
 	case n.Data == "article":
-		return 4*textLen(n) >= c.total && prose(n)
+		return 4*textLenAtLeast(n, (c.total+3)/4) >= c.total && prose(n)
 	case n.Data == "main" || attr(n, "role") == "main" || attr(n, "itemprop") == "articleBody":
 		// Declared as the content: a short radio programme note counts.
-		return textLen(n) >= proseRun
+		return textLenAtLeast(n, proseRun) >= proseRun
 	}
 	return false
 }
@@ -447,13 +447,9 @@ func eachClassToken(s string, fn func(tok []byte, afterProp, modifier bool) bool
 // textLen counts the non-space text bytes below n.
 func textLen(n *html.Node) int {
 	if n.Type == html.TextNode {
-		k := 0
+		k := len(n.Data)
 		for i := 0; i < len(n.Data); i++ {
-			switch n.Data[i] {
-			case ' ', '\t', '\n', '\r', '\f':
-			default:
-				k++
-			}
+			k -= int(htmlSpace[n.Data[i]])
 		}
 		return k
 	}
@@ -464,5 +460,31 @@ func textLen(n *html.Node) int {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		k += textLen(c)
 	}
+	return k
+}
+
+// htmlSpace is 1 for the bytes HTML counts as white space.
+var htmlSpace = [256]uint8{' ': 1, '\t': 1, '\n': 1, '\r': 1, '\f': 1}
+
+// textLenAtLeast is textLen(n) when that is below limit, else some count
+// of at least limit: the walk stops there, as the callers only compare.
+func textLenAtLeast(n *html.Node, limit int) int {
+	k := 0
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && k < limit; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				k += textLen(c)
+			case c.Type == html.ElementNode && dropTags[c.Data]:
+			default:
+				walk(c)
+			}
+		}
+	}
+	if n.Type == html.TextNode {
+		return textLen(n)
+	}
+	walk(n)
 	return k
 }

@@ -30,21 +30,20 @@ func densityArticle(root *html.Node) *html.Node {
 	bestScore := 0
 	type acc struct {
 		good, bad int
+		link      int  // text in links, of good+bad
 		para      bool // a paragraph element is below
 	}
+	// One walk: a paragraph's text (good+bad) and link text come up with
+	// its children's sums instead of two more walks of its subtree.
 	var walk func(n *html.Node, inLink bool) acc
-	paragraph := func(n *html.Node, inLink bool) acc {
-		t, l := textLen(n), linkText(n, inLink)
-		if t >= goodRun && 10*l < 3*t {
-			return acc{good: t, para: true}
-		}
-		return acc{bad: t, para: true}
-	}
 	walk = func(n *html.Node, inLink bool) acc {
 		switch n.Type {
 		case html.TextNode:
 			k := textLen(n)
-			if !inLink && k >= goodRun {
+			switch {
+			case inLink:
+				return acc{bad: k, link: k}
+			case k >= goodRun:
 				return acc{good: k}
 			}
 			return acc{bad: k}
@@ -60,10 +59,16 @@ func densityArticle(root *html.Node) *html.Node {
 		var a acc
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			ca := walk(c, inLink)
-			a.good, a.bad, a.para = a.good+ca.good, a.bad+ca.bad, a.para || ca.para
+			a.good, a.bad, a.link, a.para = a.good+ca.good, a.bad+ca.bad, a.link+ca.link, a.para || ca.para
 		}
 		if paraTags[n.Data] && !a.para {
-			a = paragraph(n, inLink)
+			// A paragraph is good as a whole when it is long and has
+			// few links, whatever its text runs are.
+			if t := a.good + a.bad; t >= goodRun && 10*a.link < 3*t {
+				a = acc{good: t, link: a.link, para: true}
+			} else {
+				a = acc{bad: t, link: a.link, para: true}
+			}
 		}
 		if n.Type == html.ElementNode {
 			if s := a.good - a.bad/2; s > bestScore {
@@ -74,27 +79,6 @@ func densityArticle(root *html.Node) *html.Node {
 	}
 	walk(root, false)
 	return best
-}
-
-// linkText counts the non-space text bytes below n inside links.
-func linkText(n *html.Node, inLink bool) int {
-	if n.Type == html.TextNode {
-		if inLink {
-			return textLen(n)
-		}
-		return 0
-	}
-	if n.Type == html.ElementNode && dropTags[n.Data] {
-		return 0
-	}
-	if n.Data == "a" && n.Type == html.ElementNode {
-		inLink = true
-	}
-	k := 0
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		k += linkText(c, inLink)
-	}
-	return k
 }
 
 // proseBytes counts the bytes of the lines of text long enough to be
@@ -120,10 +104,12 @@ const maxReadabilityProse = 1000
 // and the density text plainly more, at least twice as much and a few
 // paragraphs more. Otherwise readability,
 // which keeps headings, lists and tables inside the article, is kept.
-func pickArticle(readability, density string) (string, bool) {
-	pr, pd := proseBytes(readability), proseBytes(density)
-	if pr < maxReadabilityProse && pd > 2*pr+400 {
-		return density, true
+// The density text is asked for only when readability's has little prose.
+func pickArticle(readability string, density func() string) (string, bool) {
+	if pr := proseBytes(readability); pr < maxReadabilityProse {
+		if d := density(); proseBytes(d) > 2*pr+400 {
+			return d, true
+		}
 	}
 	return readability, false
 }

@@ -15,9 +15,9 @@
 //     Content-Type charset; then <meta charset>/http-equiv in the first
 //     8 KiB; then sniffing (GB18030 if a trial decode is mostly Han, else
 //     windows-1252). GB2312 and GBK labels decode as GBK.
-//  2. Parse once (golang.org/x/net/html, wrapped by goquery) and read the
-//     title, canonical URL, language, meta robots and every link from the
-//     untouched tree.
+//  2. Parse once (golang.org/x/net/html) and read the title, canonical
+//     URL, language, meta robots and every link from the untouched tree,
+//     in one walk.
 //  3. Remove boilerplate: scripts, styles, form controls, <time>, nav,
 //     header, footer, aside, hidden elements, navigation roles, and elements
 //     whose class or id has a marker token (ad, sponsor, comment, related,
@@ -83,7 +83,8 @@
 //
 // (Re-run 2026-11-25 at load 22, after the density finder and line lexicon
 // were added: readeck 65, go-shiori 46, this package 89 pages/cpu-s, mean
-// F1 0.980; interleaved with the previous version, -6 % pages/cpu-s, p=0.09.)
+// F1 0.980; interleaved with the previous version, -6 % pages/cpu-s, p=0.09.
+// Re-run 2026-11-26 after the speed work below: see Cost.)
 //
 // readeck is as good, 35-40 % faster, and maintained, so it is used. This
 // package scores a little below raw readability because expected.html is
@@ -104,15 +105,21 @@
 //
 // # Cost
 //
-// Over the readability and gne-zh corpus (178 pages, 34 MB), medians of
-// four runs alternating with the code before issue 12's rules, on a
-// shared 2-core machine at load 2 (2026-11-25): 173 pages and 34 MB per
-// CPU second, where the code before gave 183 (go test -run '^$' -bench
-// ExtractCorpus -benchtime 3x -cpu 1). On the readability corpus alone
-// (EXTRACT_COMPARE=1 go test -run TestCompareReadability -v, one pass,
-// load 1.3): 110 pages per CPU second, readeck alone 69-72, go-shiori
-// 37-39. Parsing and readability take about two thirds of that, the
-// normalisation regexps a tenth.
+// On the readability corpus (130 pages, one pass per run; EXTRACT_COMPARE=1
+// go test -count=1 -run TestCompareReadability -v ./extract/), five runs
+// alternating with the code before the speed work (a7b5f97) on a shared
+// 2-core machine at load 17-20 (2026-11-26): median 161 pages per CPU
+// second (135-179), readeck alone 90, go-shiori 54; the code before gave
+// 131 (120-138). Over the readability and gne-zh corpus (178 pages, 34 MB;
+// go test -run '^$' -bench ExtractCorpus -benchtime 3x -cpu 1), five runs
+// alternating, load 19-25: median 198 pages per CPU second (182-217), the
+// code before 167 (154-172). Absolute rates move with the machine (readeck
+// alone ran at 69-72 on 2026-11-25, at 80-97 in these runs); the ratios
+// move less. Parsing takes about a third of the time and readability two
+// fifths; the rest is cleaning, links, rendering, the line lexicon and
+// NormalizeText, whose regexps run only on lines and stretches that a hand
+// scan says could match (normalize.go). The page text and the density
+// article are rendered only on the pages that need them.
 // Memory is a few times the page size for the tree.
 //
 // # Bounds and caveats

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 )
 
@@ -125,7 +124,7 @@ func ExtractBytes(body []byte, contentType string, pageURL *url.URL, o Options) 
 		// such pages still get their visible text from the tokenizer.
 		tokenizerExtract(d, text, pageURL)
 	} else {
-		extractTree(d, goquery.NewDocumentFromNode(root), pageURL)
+		extractTree(d, root, pageURL)
 	}
 	d.Text = NormalizeText(d.Text)
 	// A declared language loses to the text's script only when the text

@@ -1,9 +1,14 @@
 package extract
 
 import (
+	"bytes"
+	"math/rand/v2"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/net/html"
 )
 
 // Two copies of one text that differ only in counters and timestamps must
@@ -81,5 +86,83 @@ func TestExtractCopiesAgree(t *testing.T) {
 	}
 	if !strings.Contains(a.Text, "harbour seals") {
 		t.Errorf("Text = %q, want the article", a.Text)
+	}
+}
+
+// The scans in front of rxDate, rxCounter and rxLabel are necessary
+// conditions: on a line they reject, the regexp must not match; and
+// replaceDates, which runs rxDate on stretches of the line, replaces what
+// rxDate on the whole line does. Checked on random lines
+// built from the pieces the patterns are made of.
+func TestPrefiltersMissNoMatch(t *testing.T) {
+	// Single characters and words, and fragments of real dates and
+	// counters so that matches are common.
+	pieces := strings.Fields(`1 2 12 2026 123456 0.5 3/4 - / . , : ： 年 月 日 万 千 次阅读 人浏览 条评论 阅读 阅读量 評論 赞 数 人 次 ( （
+		Jan march MAY sept. Sep dec th st nd k K m + views View READS comments likes Shares hits visits plays replies votes
+		viewer reader the on of a ago 小时前 刚刚 ſ ſept K x _ é
+		March_4 4th_March ,_2026 _2026 2026-11 11-02 2026_年 3/4/26 04.03. 11月2日 2_月_3_日
+		Retrieved_on_4th_March_2026. (2016-01-01) abcMay_5 xmarch_3 Marché_4,_2026 2026abc ,_May_2,_2026_and_3_June_2026
+		Updated_on Posted: posted_AT 发布时间： 更新於 last_updated 12_views 3k+_likes 1,234_comments Views:_88 阅读：12 阅读量：1.2万 （35） 12次阅读 3_万_人浏览 阅读人数 点击次数：`)
+	for i, p := range pieces {
+		pieces[i] = strings.ReplaceAll(p, "_", " ")
+	}
+	pieces = append(pieces, " ", "  ", "\t")
+	seed := time.Now().UnixNano()
+	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	t.Logf("seed %d", seed)
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		checkPrefilters(t, b.String())
+	}
+}
+
+// The same on every line of the corpus pages' visible text.
+func TestPrefiltersMissNoMatchCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a parse of every corpus page; skipped with -short")
+	}
+	pages := corpusPages(t)
+	lines := 0
+	for _, p := range pages {
+		text, _, err := decode(p, "text/html")
+		if err != nil {
+			t.Fatal(err)
+		}
+		root, err := html.Parse(bytes.NewReader(text))
+		if err != nil {
+			continue // too deep; the tokenizer path renders no tree
+		}
+		for l := range strings.SplitSeq(renderText(root, nil), "\n") {
+			// None of the patterns matches without a digit.
+			if hasDigit(l) {
+				checkPrefilters(t, l)
+				lines++
+			}
+		}
+	}
+	t.Logf("%d pages, %d lines with digits", len(pages), lines)
+}
+
+func checkPrefilters(t *testing.T, l string) {
+	t.Helper()
+	if !maybeDate(l) && rxDate.MatchString(l) {
+		t.Fatalf("maybeDate(%q) = false, but rxDate matches %q", l, rxDate.FindString(l))
+	}
+	if got, want := replaceDates(l, "\x00"), rxDate.ReplaceAllString(l, "\x00"); got != want {
+		t.Fatalf("replaceDates(%q) = %q, want %q", l, got, want)
+	}
+	// rxCounter runs on the line with its dates replaced, rxLabel on the
+	// line with dates and counters replaced.
+	for _, s := range []string{l, rxDate.ReplaceAllString(l, "\x00")} {
+		if !maybeCounter(s) && rxCounter.MatchString(s) {
+			t.Fatalf("maybeCounter(%q) = false, but rxCounter matches %q", s, rxCounter.FindString(s))
+		}
+		s = rxCounter.ReplaceAllString(s, "\x00")
+		if !maybeLabel(s) && rxLabel.MatchString(s) {
+			t.Fatalf("maybeLabel(%q) = false, but rxLabel matches %q", s, rxLabel.FindString(s))
+		}
 	}
 }

@@ -70,30 +70,76 @@ func (w *textWriter) node(n *html.Node) {
 
 func (w *textWriter) text(s string) {
 	for len(s) > 0 && !w.full() {
+		if c := s[0]; c < utf8.RuneSelf {
+			switch c {
+			case '\n':
+				if w.pre > 0 {
+					w.newline = true
+				} else {
+					w.space = true
+				}
+				s = s[1:]
+			case '\t', '\v', '\f', '\r', ' ', 0:
+				w.space = true
+				s = s[1:]
+			default:
+				// A run of ASCII that is written as it is, in one
+				// piece: most text is, and a rune at a time was a
+				// tenth of the stage. The cap allows what the rune
+				// loop wrote: at least one byte, then up to
+				// maxTextBytes.
+				j := 1
+				for j < len(s) && s[j] < utf8.RuneSelf && !asciiSpace(s[j]) {
+					j++
+				}
+				w.separate()
+				j = min(j, max(1, maxTextBytes-w.b.Len()))
+				w.b.WriteString(s[:j])
+				s = s[j:]
+			}
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s)
-		s = s[size:]
 		switch {
-		case r == '\n' && w.pre > 0:
-			w.newline = true
-		case unicode.IsSpace(r) || r == 0:
+		case unicode.IsSpace(r):
 			w.space = true
 		case r == '\u200b' || r == '\ufeff' || r == '\u00ad':
 			// Zero-width space, stray BOM and soft hyphen are invisible;
 			// keeping them would make equal texts differ.
 		default:
-			if w.newline {
-				if w.b.Len() > 0 {
-					w.b.WriteByte('\n')
-				}
-				w.newline, w.space = false, false
-			} else if w.space {
-				if w.b.Len() > 0 {
-					w.b.WriteByte(' ')
-				}
-				w.space = false
+			w.separate()
+			if r == utf8.RuneError {
+				w.b.WriteRune(r) // an invalid byte becomes U+FFFD
+			} else {
+				w.b.WriteString(s[:size])
 			}
-			w.b.WriteRune(r)
 		}
+		s = s[size:]
+	}
+}
+
+// asciiSpace reports whether the ASCII byte c is white space to text (as
+// unicode.IsSpace says) or NUL.
+func asciiSpace(c byte) bool {
+	switch c {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0:
+		return true
+	}
+	return false
+}
+
+// separate writes the line break or space pending before a word.
+func (w *textWriter) separate() {
+	if w.newline {
+		if w.b.Len() > 0 {
+			w.b.WriteByte('\n')
+		}
+		w.newline, w.space = false, false
+	} else if w.space {
+		if w.b.Len() > 0 {
+			w.b.WriteByte(' ')
+		}
+		w.space = false
 	}
 }
 

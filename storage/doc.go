@@ -27,7 +27,9 @@
 //	final/   final URL     -> ID   (first page wins)
 //	digest/  16-byte digest -> ID  (first page wins; thin pages and the zero digest are not indexed)
 //	drops/   drop ID -> 1 byte version + JSON (url, final_url, title, depth, fetched_at,
-//	                  dup_of, distance, reason, fp, matched_fp, text_len)
+//	                  dup_of, dup_of_url, distance, reason, fp, matched_fp, text_len,
+//	                  sim, cont; dup_of_url only for a page stored in another
+//	                  data directory, see Drop.DuplicateOfURL)
 //	droptext/ drop ID -> zstd frame of the dropped page's text (Options.KeepDropText)
 //	dropurl/ requested and final URL -> drop ID (latest drop wins)
 //	dropby/  stored page ID ‖ drop ID -> empty (DropsOf: the drops of one page)

@@ -24,10 +24,16 @@ type Drop struct {
 	Depth                int
 	FetchedAt            time.Time
 	DuplicateOf          uint64 // ID of the stored page it duplicates
-	Distance             int
-	Reason               string // ReasonExact or ReasonNear
-	Fingerprint          uint64
-	MatchedFingerprint   uint64
+	// DuplicateOfURL is the URL of the stored page it duplicates when that
+	// page is stored in another data directory: a worker of a distributed
+	// crawl dropping a copy of a page another worker stored. DuplicateOf
+	// then names no page of this store. Empty when the page is this
+	// store's (every drop of a crawl on one machine).
+	DuplicateOfURL     string
+	Distance           int
+	Reason             string // ReasonExact or ReasonNear
+	Fingerprint        uint64
+	MatchedFingerprint uint64
 	// Similarity and Containment are the verified resemblance of the two
 	// texts (the caller's estimates, 0..1; 1 for exact copies). 0 for
 	// drops recorded before they existed.
@@ -59,9 +65,9 @@ func (s *Store) PutDropTx(tx *bolt.Tx, d *Drop) error {
 	}
 	r := dropRecord{
 		URL: d.URL, FinalURL: d.FinalURL, Title: d.Title, Depth: d.Depth,
-		FetchedAt: d.FetchedAt, DuplicateOf: d.DuplicateOf, Distance: d.Distance,
-		Reason: d.Reason, Fingerprint: d.Fingerprint, MatchedFingerprint: d.MatchedFingerprint,
-		Similarity: d.Similarity, Containment: d.Containment,
+		FetchedAt: d.FetchedAt, DuplicateOf: d.DuplicateOf, DuplicateOfURL: d.DuplicateOfURL,
+		Distance: d.Distance, Reason: d.Reason, Fingerprint: d.Fingerprint,
+		MatchedFingerprint: d.MatchedFingerprint, Similarity: d.Similarity, Containment: d.Containment,
 	}
 	key := itob(id)
 	if s.keepDropText && d.Text != "" {
@@ -100,7 +106,7 @@ func decodeDrop(b buckets, key, v []byte, withText bool) (*Drop, error) {
 	}
 	d := &Drop{
 		ID: id, URL: r.URL, FinalURL: r.FinalURL, Title: r.Title, Depth: r.Depth,
-		FetchedAt: r.FetchedAt, DuplicateOf: r.DuplicateOf, Distance: r.Distance,
+		FetchedAt: r.FetchedAt, DuplicateOf: r.DuplicateOf, DuplicateOfURL: r.DuplicateOfURL, Distance: r.Distance,
 		Reason: r.Reason, Fingerprint: r.Fingerprint, MatchedFingerprint: r.MatchedFingerprint,
 		TextLen: r.TextLen, Similarity: r.Similarity, Containment: r.Containment,
 	}
@@ -155,6 +161,26 @@ func (s *Store) GetDrop(ctx context.Context, id uint64) (*Drop, error) {
 	err := s.view(ctx, func(_ *bolt.Tx, b buckets) error {
 		var err error
 		d, err = s.loadDrop(b, id)
+		return err
+	})
+	return d, err
+}
+
+// GetDropHeader returns drop id without its text (as DropHeaders does),
+// or an error wrapping ErrNotFound.
+func (s *Store) GetDropHeader(ctx context.Context, id uint64) (*Drop, error) {
+	var d *Drop
+	err := s.view(ctx, func(_ *bolt.Tx, b buckets) error {
+		key := itob(id)
+		var v []byte
+		if b.top != nil {
+			v = b.drops.Get(key)
+		}
+		if v == nil {
+			return fmt.Errorf("storage: drop %d: %w", id, ErrNotFound)
+		}
+		var err error
+		d, err = decodeDrop(b, key, v, false)
 		return err
 	})
 	return d, err

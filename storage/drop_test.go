@@ -19,7 +19,7 @@ func putDrop(t testing.TB, s *Store, db *bolt.DB, d *Drop) {
 }
 
 func sampleDrop(i int, target uint64) *Drop {
-	return &Drop{
+	d := &Drop{
 		URL:                fmt.Sprintf("http://mirror.example/%d", i),
 		FinalURL:           fmt.Sprintf("https://mirror.example/%d", i),
 		Title:              fmt.Sprintf("Mirror %d", i),
@@ -32,6 +32,10 @@ func sampleDrop(i int, target uint64) *Drop {
 		MatchedFingerprint: uint64(i)<<32 | 0b101,
 		Text:               fmt.Sprintf("the text of mirror %d, with an ad line", i),
 	}
+	if i%5 == 4 { // a copy of a page another worker of the crawl stored
+		d.DuplicateOfURL = fmt.Sprintf("http://elsewhere.example/%d", target)
+	}
+	return d
 }
 
 func TestDropsRoundTripAndOrder(t *testing.T) {
@@ -80,6 +84,14 @@ func TestDropsRoundTripAndOrder(t *testing.T) {
 	}
 	if d, err := s.GetDrop(ctx, 3); err != nil || !reflect.DeepEqual(d, want[2]) {
 		t.Errorf("GetDrop(3) = %+v, %v", d, err)
+	}
+	header := *want[4] // a drop naming a page of another directory
+	header.Text = ""
+	if d, err := s.GetDropHeader(ctx, 5); err != nil || !reflect.DeepEqual(*d, header) {
+		t.Errorf("GetDropHeader(5) = %+v, %v; want %+v", d, err, header)
+	}
+	if _, err := s.GetDropHeader(ctx, n+1); !errors.Is(err, ErrNotFound) {
+		t.Errorf("GetDropHeader(%d) = %v, want ErrNotFound", n+1, err)
 	}
 
 	var of2 []uint64

@@ -45,6 +45,9 @@ func TestExportJSONL(t *testing.T) {
 				t.Errorf("line %d lacks %q", len(got)+1, k)
 			}
 		}
+		if _, ok := keys["data"]; ok {
+			t.Errorf("line %d of an export of one store has \"data\"", len(got)+1)
+		}
 		var r ExportRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatal(err)
@@ -56,5 +59,22 @@ func TestExportJSONL(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("exported\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+// An export of one of several stores names the store in every record.
+func TestExportJSONLFrom(t *testing.T) {
+	s, db := newStore(t, DefaultOptions())
+	put(t, s, db, samplePage("http://example.com/a"))
+	var out bytes.Buffer
+	if _, err := s.ExportJSONLFrom(context.Background(), &out, "worker-b"); err != nil {
+		t.Fatal(err)
+	}
+	var r ExportRecord
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Data != "worker-b" || r.ID != 1 || !bytes.HasSuffix(bytes.TrimSpace(out.Bytes()), []byte(`,"data":"worker-b"}`)) {
+		t.Errorf("ExportJSONLFrom(worker-b) wrote %s: want data last, worker-b", out.Bytes())
 	}
 }

@@ -57,6 +57,7 @@ type dropRecord struct {
 	Depth              int       `json:"depth"`
 	FetchedAt          time.Time `json:"fetched_at"`
 	DuplicateOf        uint64    `json:"dup_of"`
+	DuplicateOfURL     string    `json:"dup_of_url,omitempty"` // a page of another data directory
 	Distance           int       `json:"distance"`
 	Reason             string    `json:"reason"`
 	Fingerprint        uint64    `json:"fp"`

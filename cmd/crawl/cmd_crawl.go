@@ -21,6 +21,7 @@ import (
 type configFlags struct {
 	config string
 	data   string
+	dirs   stringList // --data of the reading commands (addReadFlags), repeatable
 	sets   stringList
 }
 
@@ -206,7 +207,9 @@ func crawlerOptions(cfg Config, seeds []string, stderr io.Writer) (crawler.Optio
 			RespectRobots: cfg.Fetch.RespectRobots,
 			MaxRedirects:  cfg.Fetch.MaxRedirects,
 		},
-		K: cfg.ContentSeen.K,
+		K:             cfg.ContentSeen.K,
+		ShortK:        cfg.ContentSeen.ShortK,
+		ShortFeatures: cfg.ContentSeen.ShortFeatures,
 		Thresholds: contentseen.Thresholds{
 			Similarity:  cfg.ContentSeen.Similarity,
 			Containment: cfg.ContentSeen.Containment,

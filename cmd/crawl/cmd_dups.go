@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"math"
 	"net/url"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -30,6 +28,12 @@ type dupGroupJSON struct {
 	Title       string        `json:"title"`
 	Fingerprint string        `json:"fingerprint"` // 16 hex digits
 	Drops       []dupDropJSON `json:"drops"`       // in drop order
+	// Data is the data directory that stores the page, when several are
+	// read; ID is its ID there. A group of drops whose page none of them
+	// stores has ID 0, no data, and the URL the drops name.
+	Data string `json:"data,omitempty"`
+
+	elsewhere bool // the page is stored in none of the directories read
 }
 
 type dupDropJSON struct {
@@ -45,6 +49,9 @@ type dupDropJSON struct {
 	// recorded before it was.
 	Similarity  *float64 `json:"similarity,omitempty"`
 	Containment *float64 `json:"containment,omitempty"`
+	// Data is the data directory that recorded the drop, when several are
+	// read.
+	Data string `json:"data,omitempty"`
 }
 
 // dupFilter selects drops by the flags of `crawl dups`.
@@ -91,14 +98,15 @@ func (m *Main) runDups(ctx context.Context, args []string) (err error) {
 	fset.StringVar(&f.reason, "reason", "", `only drops with this reason: "exact" (same extracted text) or "near" (fingerprints within k bits)`)
 	fset.IntVar(&f.minD, "min-distance", 0, "only drops at least this many bits from the page they duplicate")
 	fset.IntVar(&f.maxD, "max-distance", -1, "only drops at most this many bits from the page they duplicate (-1: no limit)")
-	asJSON := fset.Bool("json", false, `one JSON object per group: {"id","url","title","fingerprint","drops":[{"url","final_url","distance","reason","fingerprint","title","fetched_at","depth","similarity","containment"}]}`)
+	asJSON := fset.Bool("json", false, `one JSON object per group: {"id","url","title","fingerprint","drops":[{"url","final_url","distance","reason","fingerprint","title","fetched_at","depth","similarity","containment"}]}`+
+		"\n(with several --data, \"data\": the directory, in groups and drops)")
 	var cf configFlags
-	m.addConfigFlags(fset, &cf)
+	m.addReadFlags(fset, &cf)
 	if err := fset.Parse(args); err != nil {
 		return err
 	}
 	if fset.Arg(0) == "show" {
-		return usageErrorf(fset, "dups: write show first, then its flags: crawl dups show [--data DIR] URL")
+		return usageErrorf(fset, "dups: write show first, then its flags: crawl dups show [--data DIR]... URL")
 	}
 	if fset.NArg() > 0 {
 		if suggest(fset.Arg(0), subcommands["dups"]) != "" {
@@ -116,23 +124,27 @@ func (m *Main) runDups(ctx context.Context, args []string) (err error) {
 		return usageErrorf(fset, "dups: --max-distance %d is below --min-distance %d: nothing could match", f.maxD, f.minD)
 	}
 	f.filterActive = f.host != "" || f.reason != "" || f.minD > 0 || f.maxD >= 0
-	data, err := m.openData(cf, "dups")
+	set, _, err := m.openDataSet(fset, cf, "dups")
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if cerr := data.Close(); err == nil && cerr != nil {
+		if cerr := set.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("dups: close: %w", cerr)
 		}
 	}()
-	defer data.Recover(&err)
+	defer set.Recover(&err)
 	bw := bufio.NewWriterSize(m.Stdout, 1<<16)
-	groups, drops, err := listDups(ctx, data.Store, f, bw, *asJSON)
+	groups, drops, unresolved, err := listDups(ctx, set, f, bw, *asJSON)
 	if ferr := bw.Flush(); err == nil && ferr != nil {
 		err = ferr
 	}
 	if err != nil {
 		return fmt.Errorf("dups: %w", err)
+	}
+	if unresolved > 0 {
+		fmt.Fprintf(m.Stderr, "%d drop%s of pages stored in none of the data directories read (%s): add the other workers' directories with --data\n",
+			unresolved, plural(unresolved), dirNames(set))
 	}
 	if !*asJSON {
 		switch {
@@ -143,6 +155,9 @@ func (m *Main) runDups(ctx context.Context, args []string) (err error) {
 		default:
 			fmt.Fprintf(m.Stdout, "%d dropped page%s in %d group%s. Explain one: crawl dups show%s URL\n",
 				drops, plural(drops), groups, plural(groups), cf.dataArgs())
+		}
+		if len(set.Dirs) > 1 {
+			fmt.Fprintf(m.Stdout, "Read as one crawl: %s.\n", dirNames(set))
 		}
 	}
 	return nil
@@ -162,6 +177,9 @@ func (cf configFlags) dataArgs() string {
 	}
 	if cf.data != "" {
 		b.WriteString(" --data " + shellQuote(cf.data))
+	}
+	for _, d := range cf.dirs {
+		b.WriteString(" --data " + shellQuote(d))
 	}
 	return b.String()
 }
@@ -187,119 +205,12 @@ Each group is a stored page and the pages dropped as its duplicates, largest gro
 page order); each drop shows its reason (exact or near) and distance in bits. Filters combine (all
 must hold).
 
-crawl dups show [--data DIR] URL
+crawl dups show [--data DIR]... URL
     explains one drop: the dropped page's extracted text beside the stored page's with the
     differences marked word by word (colour on a terminal, else [-only in the stored page-]
     {+only in the dropped page+}), the distance, both fingerprints, and the heaviest features one
     text has and the other lacks.
 `
-
-// openData opens the data directory of the configuration read-only.
-func (m *Main) openData(cf configFlags, cmd string) (*crawler.Data, error) {
-	cfg, err := cf.load()
-	if err != nil {
-		return nil, err
-	}
-	if err := checkCrawledDir(cfg.Data); err != nil {
-		return nil, fmt.Errorf("%s: %w", cmd, err)
-	}
-	d, err := crawler.OpenData(cfg.Data, 0)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", cmd, err)
-	}
-	return d, nil
-}
-
-// listDups writes the groups, largest first. Memory: one (page, count)
-// pair per group, then one group's drop headers at a time; with filters the
-// drops are read twice (count, then print) rather than all kept.
-func listDups(ctx context.Context, st *storage.Store, f dupFilter, w io.Writer, asJSON bool) (groups, drops int, err error) {
-	type group struct {
-		id uint64
-		n  int
-	}
-	var gs []group
-	err = st.DropGroups(ctx, func(id uint64, n int) error {
-		gs = append(gs, group{id, n})
-		return nil
-	})
-	if err != nil {
-		return 0, 0, err
-	}
-	if f.filterActive {
-		kept := gs[:0]
-		for _, g := range gs {
-			n := 0
-			if err := st.DropsOf(ctx, g.id, func(d *storage.Drop) error {
-				if f.match(d) {
-					n++
-				}
-				return nil
-			}); err != nil {
-				return 0, 0, err
-			}
-			if n > 0 {
-				kept = append(kept, group{g.id, n})
-			}
-		}
-		gs = kept
-	}
-	sort.SliceStable(gs, func(i, j int) bool { return gs[i].n > gs[j].n })
-
-	// The stored pages' URLs and titles, from metadata only.
-	want := make(map[uint64]*storage.Page, len(gs))
-	for _, g := range gs {
-		want[g.id] = nil
-	}
-	if err := st.PageHeaders(ctx, func(p *storage.Page) error {
-		if _, ok := want[p.ID]; ok {
-			want[p.ID] = p
-		}
-		return nil
-	}); err != nil {
-		return 0, 0, err
-	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for _, g := range gs {
-		out := dupGroupJSON{ID: g.id, Drops: []dupDropJSON{}}
-		if p := want[g.id]; p != nil {
-			out.URL, out.Title, out.Fingerprint = p.URL, p.Title, contentseen.Fingerprint(p.Fingerprint).String()
-		}
-		if err := st.DropsOf(ctx, g.id, func(d *storage.Drop) error {
-			if f.match(d) {
-				dj := dupDropJSON{
-					URL: d.URL, FinalURL: d.FinalURL, Distance: d.Distance, Reason: d.Reason,
-					Fingerprint: contentseen.Fingerprint(d.Fingerprint).String(), Title: d.Title,
-					FetchedAt: d.FetchedAt.UTC(), Depth: d.Depth,
-				}
-				if d.Similarity > 0 || d.Containment > 0 {
-					sim, cont := round3(d.Similarity), round3(d.Containment)
-					dj.Similarity, dj.Containment = &sim, &cont
-				}
-				out.Drops = append(out.Drops, dj)
-			}
-			return nil
-		}); err != nil {
-			return 0, 0, err
-		}
-		if len(out.Drops) == 0 { // every drop added since the count was filtered out
-			continue
-		}
-		groups++
-		drops += len(out.Drops)
-		if asJSON {
-			if err := enc.Encode(out); err != nil {
-				return 0, 0, err
-			}
-			continue
-		}
-		if err := writeGroup(w, out); err != nil {
-			return 0, 0, err
-		}
-	}
-	return groups, drops, nil
-}
 
 func writeGroup(w io.Writer, g dupGroupJSON) error {
 	url := g.URL
@@ -310,7 +221,14 @@ func writeGroup(w io.Writer, g dupGroupJSON) error {
 	if len(g.Drops) == 1 {
 		noun = "drop"
 	}
-	if _, err := fmt.Fprintf(w, "%s  (page %d, %d %s)  %q\n", url, g.ID, len(g.Drops), noun, g.Title); err != nil {
+	where := fmt.Sprintf("page %d", g.ID)
+	switch {
+	case g.elsewhere:
+		where = "stored in none of the data directories read"
+	case g.Data != "":
+		where += " in " + g.Data
+	}
+	if _, err := fmt.Fprintf(w, "%s  (%s, %d %s)  %q\n", url, where, len(g.Drops), noun, g.Title); err != nil {
 		return err
 	}
 	for _, d := range g.Drops {
@@ -332,7 +250,7 @@ func (m *Main) runDupsShow(ctx context.Context, args []string) (err error) {
 	fset := m.newFlagSet("dups")
 	fset.Init("dups show", flag.ContinueOnError) // for `crawl help dups show` in a usage error
 	fset.Usage = func() {
-		fmt.Fprintf(fset.Output(), "Usage: crawl dups show [--data DIR] URL\n\n"+
+		fmt.Fprintf(fset.Output(), "Usage: crawl dups show [--data DIR]... URL\n\n"+
 			"Explain why the page at URL was dropped: its extracted text beside the stored page's, with\n"+
 			"differences marked word by word (colour on a terminal, else [-only in the stored page-]\n"+
 			"{+only in the dropped page+}), the distance, both fingerprints, and the heaviest features\n"+
@@ -340,7 +258,7 @@ func (m *Main) runDupsShow(ctx context.Context, args []string) (err error) {
 		fset.PrintDefaults()
 	}
 	var cf configFlags
-	m.addConfigFlags(fset, &cf)
+	m.addReadFlags(fset, &cf)
 	if err := fset.Parse(args); err != nil {
 		return err
 	}
@@ -354,60 +272,118 @@ func (m *Main) runDupsShow(ctx context.Context, args []string) (err error) {
 	if fset.NArg() > 0 {
 		return usageErrorf(fset, "dups show: want exactly one URL, got also %q", fset.Arg(0))
 	}
-	data, err := m.openData(cf, "dups show")
+	set, _, err := m.openDataSet(fset, cf, "dups show")
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if cerr := data.Close(); err == nil && cerr != nil {
+		if cerr := set.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("dups show: close: %w", cerr)
 		}
 	}()
-	defer data.Recover(&err)
-	d, err := findDrop(ctx, data.Store, target)
+	defer set.Recover(&err)
+	dir, d, err := findDrop(ctx, set, target)
 	if err != nil {
 		return err
 	}
-	orig, err := data.Store.Get(ctx, d.DuplicateOf)
+	ref, ok, err := set.KeptPage(dir, d)
 	if err != nil {
-		return fmt.Errorf("dups show: the page %s duplicates (page %d): %w", d.URL, d.DuplicateOf, err)
+		return fmt.Errorf("dups show: %w", err)
 	}
-	fper, scheme, err := data.Fingerprinter()
+	if !ok {
+		return crawler.NotDamage(fmt.Errorf("dups show: %s duplicates %s, which none of the data directories read stores (%s): add the other workers' directories with --data", d.URL, d.DuplicateOfURL, dirNames(set)))
+	}
+	orig, err := set.In(ref.Dir).Store.Get(ctx, ref.ID)
+	if err != nil {
+		return fmt.Errorf("dups show: the page %s duplicates (page %d): %w", d.URL, ref.ID, err)
+	}
+	fper, scheme, err := fingerprinterOf(set, dir, ref.Dir)
 	if err != nil {
 		return fmt.Errorf("dups show: %w", err)
 	}
 	bw := bufio.NewWriter(m.Stdout)
 	// NO_COLOR (no-color.org) turns colour off on a terminal too.
+	if len(set.Dirs) > 1 {
+		fmt.Fprintf(bw, "Data:         dropped in %s, the stored page in %s\n", set.Dirs[dir].Dir, set.Dirs[ref.Dir].Dir)
+	}
 	showDrop(bw, d, orig, fper, scheme, isTerminal(m.Stdout) && os.Getenv("NO_COLOR") == "")
 	return bw.Flush()
 }
 
-// findDrop finds the drop of target (as given, then in canonical form), or
-// says what target is instead.
-func findDrop(ctx context.Context, st *storage.Store, target string) (*storage.Drop, error) {
+// findDrop finds the drop of target (as given, then in canonical form) in
+// the first directory of set that records one, or says what target is
+// instead (an error marked crawler.NotDamage: the answer, not damage).
+func findDrop(ctx context.Context, set *crawler.DataSet, target string) (dir int, d *storage.Drop, err error) {
 	urls := []string{target}
 	if c, err := frontier.Canonical(target); err == nil && c != target {
 		urls = append(urls, c)
 	}
-	for _, u := range urls {
-		d, err := st.DropByURL(ctx, u)
-		if err == nil {
-			return d, nil
-		}
-		if !errors.Is(err, storage.ErrNotFound) {
-			return nil, fmt.Errorf("dups show: %w", err)
-		}
-	}
-	for _, u := range urls {
-		p, err := st.ByURL(ctx, u)
-		if err == nil {
-			return nil, fmt.Errorf("dups show: %s is a stored page (page %d), not a dropped one; `crawl dups` lists the pages dropped as its duplicates", target, p.ID)
-		}
-		if !errors.Is(err, storage.ErrNotFound) {
-			return nil, fmt.Errorf("dups show: %w", err)
+	for i := range set.Dirs {
+		st := set.In(i).Store
+		for _, u := range urls {
+			d, err := st.DropByURL(ctx, u)
+			if err == nil {
+				return i, d, nil
+			}
+			if !errors.Is(err, storage.ErrNotFound) {
+				return 0, nil, fmt.Errorf("dups show: %w", err)
+			}
 		}
 	}
-	return nil, fmt.Errorf("dups show: %s was not dropped as a duplicate (nor stored) in this data directory; `crawl dups` lists the dropped pages", target)
+	for i := range set.Dirs {
+		st := set.In(i).Store
+		for _, u := range urls {
+			p, err := st.ByURL(ctx, u)
+			if err == nil {
+				where := ""
+				if len(set.Dirs) > 1 {
+					where = " in " + set.Dirs[i].Dir
+				}
+				return 0, nil, crawler.NotDamage(fmt.Errorf("dups show: %s is a stored page (page %d%s), not a dropped one; `crawl dups` lists the pages dropped as its duplicates", target, p.ID, where))
+			}
+			if !errors.Is(err, storage.ErrNotFound) {
+				return 0, nil, fmt.Errorf("dups show: %w", err)
+			}
+		}
+	}
+	where := "this data directory"
+	if len(set.Dirs) > 1 {
+		where = "these data directories"
+	}
+	return 0, nil, crawler.NotDamage(fmt.Errorf("dups show: %s was not dropped as a duplicate (nor stored) in %s; `crawl dups` lists the dropped pages", target, where))
+}
+
+// fingerprinterOf returns the Fingerprinter of the index of the first
+// directory that has one, trying first the drop's (dir) and the stored
+// page's (kept): the workers of one crawl share one feature scheme, and a
+// worker whose index is shared elsewhere may have none of its own.
+func fingerprinterOf(set *crawler.DataSet, dir, kept int) (*contentseen.Fingerprinter, string, error) {
+	order := []int{dir}
+	if kept != dir {
+		order = append(order, kept)
+	}
+	var first error
+	for _, i := range append(order, others(set, dir, kept)...) {
+		f, scheme, err := set.In(i).Fingerprinter()
+		if err == nil {
+			return f, scheme, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return nil, "", first
+}
+
+// others returns the indexes of set's directories but a and b.
+func others(set *crawler.DataSet, a, b int) []int {
+	var out []int
+	for i := range set.Dirs {
+		if i != a && i != b {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 func showDrop(w io.Writer, d *storage.Drop, orig *storage.Page, fper *contentseen.Fingerprinter, scheme string, color bool) {

@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/crawler"
 )
 
 // crawl eval measures, on pairs a user labelled, how well "distance <= k
@@ -48,9 +49,13 @@ import (
 //	    exact (the same text but for punctuation, spacing and case),
 //	    similarity, containment (the sketches' estimates; null when too short)
 //	  judge_rows[]: as rows, for the crawler's two-stage rule at each k:
-//	    exact, or within k bits and verified by the sketches
+//	    exact, or within k bits (the larger of k and short_k for a short
+//	    pair) and verified by the sketches
 //	  best_judge_k: as best_k, for judge_rows
-//	thresholds: similarity, containment, size_ratio (the verification's)
+//	  pairs[] also carry short: a side has fewer than short_features
+//	    features, so the crawl that meets it second takes short_k
+//	thresholds: similarity, containment, size_ratio (the verification's),
+//	  short_k, short_features (the short texts' radius and bound)
 
 const evalMaxK = 10
 
@@ -66,6 +71,9 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 	fset.Float64Var(&th.Similarity, "similarity", th.Similarity, "two-stage rule: a candidate within k bits is a duplicate when its estimated Jaccard similarity is at least this ...")
 	fset.Float64Var(&th.Containment, "containment", th.Containment, "... or when at least this share of the smaller text is in the larger ...")
 	fset.Float64Var(&th.SizeRatio, "size-ratio", th.SizeRatio, "... and the smaller text has at least this share of the larger's shingles")
+	var sr shortRadius
+	fset.IntVar(&sr.K, "short-k", crawler.DefaultShortK, "two-stage rule: a pair with a side of fewer than --short-features features takes the larger of k and this as its radius")
+	fset.IntVar(&sr.Features, "short-features", crawler.DefaultShortFeatures, "the bound of --short-k (0: no pair is short)")
 	if err := fset.Parse(args); err != nil {
 		return err
 	}
@@ -76,6 +84,9 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 		if !(v > 0 && v <= 1) {
 			return fmt.Errorf("eval: --similarity, --containment and --size-ratio must be in (0, 1], got %v", v)
 		}
+	}
+	if sr.K < 0 || sr.K > 64 || sr.Features < 0 {
+		return fmt.Errorf("eval: --short-k must be 0..64 and --short-features >= 0, got %d and %d", sr.K, sr.Features)
 	}
 	specs := splitFeatureSpecs(*features)
 	if len(specs) == 0 {
@@ -95,7 +106,8 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 		return err
 	}
 	rep := evalReport{PairsFile: *pairsPath, Pairs: len(pairs),
-		Thresholds: evalThresholds{Similarity: th.Similarity, Containment: th.Containment, SizeRatio: th.SizeRatio}}
+		Thresholds: evalThresholds{Similarity: th.Similarity, Containment: th.Containment, SizeRatio: th.SizeRatio,
+			ShortK: sr.K, ShortFeatures: sr.Features}}
 	for _, p := range pairs {
 		if p.dup {
 			rep.Duplicates++
@@ -104,7 +116,7 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 		}
 	}
 	for i, f := range fpers {
-		o, err := evaluate(ctx, specs[i], f, pairs, th)
+		o, err := evaluate(ctx, specs[i], f, pairs, th, sr)
 		if err != nil {
 			return err
 		}
@@ -301,10 +313,16 @@ type evalReport struct {
 }
 
 type evalThresholds struct {
-	Similarity  float64 `json:"similarity"`
-	Containment float64 `json:"containment"`
-	SizeRatio   float64 `json:"size_ratio"`
+	Similarity    float64 `json:"similarity"`
+	Containment   float64 `json:"containment"`
+	SizeRatio     float64 `json:"size_ratio"`
+	ShortK        int     `json:"short_k"`
+	ShortFeatures int     `json:"short_features"`
 }
+
+// shortRadius is the crawler's radius for short texts (crawler.Options
+// ShortK and ShortFeatures).
+type shortRadius struct{ K, Features int }
 
 type evalOption struct {
 	Features      string     `json:"features"`
@@ -317,6 +335,7 @@ type evalOption struct {
 	PairResults   []evalDist `json:"pairs"`
 	JudgeRows     []evalRow  `json:"judge_rows"`
 	BestJudgeK    *int       `json:"best_judge_k"`
+	shortK        int        // the short pairs' radius (shortRadius.K)
 }
 
 type evalRow struct {
@@ -337,39 +356,49 @@ type evalDist struct {
 	Exact       bool     `json:"exact"`
 	Similarity  *float64 `json:"similarity"`
 	Containment *float64 `json:"containment"`
+	Short       bool     `json:"short"`
 	verified    bool     // the sketches verify the pair
 }
 
-// judgedDuplicate is the two-stage rule at k: exact, or within k bits and
-// verified.
-func (p evalDist) judgedDuplicate(k int) bool {
+// judgedDuplicate is the two-stage rule at k: exact, or within k bits (for
+// a short pair the larger of k and shortK) and verified. A pair is short
+// when either side is: the crawl that meets that side second looks that
+// far.
+func (p evalDist) judgedDuplicate(k, shortK int) bool {
+	if p.Short {
+		k = max(k, shortK)
+	}
 	return p.Distance != nil && (p.Exact || *p.Distance <= k && p.verified)
 }
 
 // evaluate fingerprints both sides of every pair with f and counts, for
 // each k, the pairs predicted duplicate (distance <= k) against the labels.
 // Pairs with a side too short to fingerprint are set aside, not guessed.
-func evaluate(ctx context.Context, spec string, f *contentseen.Fingerprinter, pairs []evalPair, th contentseen.Thresholds) (evalOption, error) {
-	o := evalOption{Features: spec, Scheme: f.Options().String(), TooShortLines: []int{}}
-	fps := map[string]contentseen.Fingerprint{} // text -> fingerprint; files recur across pairs
+func evaluate(ctx context.Context, spec string, f *contentseen.Fingerprinter, pairs []evalPair, th contentseen.Thresholds, sr shortRadius) (evalOption, error) {
+	o := evalOption{Features: spec, Scheme: f.Options().String(), TooShortLines: []int{}, shortK: sr.K}
+	type fingerprinted struct {
+		fp       contentseen.Fingerprint
+		features int
+	}
+	fps := map[string]fingerprinted{} // text -> fingerprint; files recur across pairs
 	short := map[string]bool{}
-	fingerprint := func(text string) (contentseen.Fingerprint, bool, error) {
+	fingerprint := func(text string) (fingerprinted, bool, error) {
 		if fp, ok := fps[text]; ok {
 			return fp, true, nil
 		}
 		if short[text] {
-			return 0, false, nil
+			return fingerprinted{}, false, nil
 		}
-		fp, _, err := f.Fingerprint(text)
+		fp, n, err := f.Fingerprint(text)
 		switch {
 		case errors.Is(err, contentseen.ErrNotEnoughContent):
 			short[text] = true
-			return 0, false, nil
+			return fingerprinted{}, false, nil
 		case err != nil:
-			return 0, false, err
+			return fingerprinted{}, false, err
 		}
-		fps[text] = fp
-		return fp, true, nil
+		fps[text] = fingerprinted{fp, n}
+		return fps[text], true, nil
 	}
 	sketches := map[string]contentseen.Sketch{}
 	sketch := func(text string) contentseen.Sketch {
@@ -381,7 +410,8 @@ func evaluate(ctx context.Context, spec string, f *contentseen.Fingerprinter, pa
 		return sk
 	}
 	var dists []int
-	var labels, verified, exacts []bool
+	var labels []bool
+	var judged []evalDist // the pairs of dists
 	for _, p := range pairs {
 		if err := ctx.Err(); err != nil {
 			return o, err
@@ -400,21 +430,21 @@ func evaluate(ctx context.Context, spec string, f *contentseen.Fingerprinter, pa
 			o.PairResults = append(o.PairResults, evalDist{Line: p.line, Duplicate: p.dup})
 			continue
 		}
-		d := contentseen.Distance(fa, fb)
+		d := contentseen.Distance(fa.fp, fb.fp)
 		res := contentseen.Compare(sketch(p.a), sketch(p.b))
 		exact := contentseen.TextDigest(p.a) == contentseen.TextDigest(p.b)
 		o.Judged++
 		dists = append(dists, d)
 		labels = append(labels, p.dup)
 		pr := evalDist{Line: p.line, Duplicate: p.dup, Distance: &d, Exact: exact,
-			Similarity: &res.Similarity, Containment: &res.Containment, verified: th.Verify(res)}
-		verified = append(verified, pr.verified)
-		exacts = append(exacts, exact)
+			Similarity: &res.Similarity, Containment: &res.Containment, verified: th.Verify(res),
+			Short: min(fa.features, fb.features) < sr.Features}
+		judged = append(judged, pr)
 		o.PairResults = append(o.PairResults, pr)
 	}
-	o.Rows = confusionRows(dists, labels, nil, nil)
+	o.Rows = confusionRows(dists, labels, nil)
 	o.BestK = bestK(o.Rows)
-	o.JudgeRows = confusionRows(dists, labels, verified, exacts)
+	o.JudgeRows = confusionRows(dists, labels, func(i, k int) bool { return judged[i].judgedDuplicate(k, sr.K) })
 	o.BestJudgeK = bestK(o.JudgeRows)
 	return o, nil
 }
@@ -436,17 +466,17 @@ func bestK(rows []evalRow) *int {
 
 // confusionRows counts, for k = 0..evalMaxK, true and false positives and
 // negatives of "distance <= k means duplicate", with precision, recall and
-// F1 (nil where the denominator is zero). With verified (the two-stage
-// rule) a pair is predicted duplicate when it is verified and within k
-// bits, or exact (verified at any distance: the digest finds it).
-func confusionRows(dists []int, labels, verified, exact []bool) []evalRow {
+// F1 (nil where the denominator is zero). With judge (the two-stage rule,
+// evalDist.judgedDuplicate) pair i is predicted duplicate at k when
+// judge(i, k) says so.
+func confusionRows(dists []int, labels []bool, judge func(i, k int) bool) []evalRow {
 	rows := make([]evalRow, 0, evalMaxK+1)
 	for k := 0; k <= evalMaxK; k++ {
 		r := evalRow{K: k}
 		for i, d := range dists {
 			pred := d <= k
-			if verified != nil {
-				pred = pred && verified[i] || exact[i]
+			if judge != nil {
+				pred = judge(i, k)
 			}
 			switch {
 			case pred && labels[i]:
@@ -487,8 +517,8 @@ func (rep *evalReport) print(w io.Writer) {
 		if o.BestK != nil {
 			o.printMistakes(w, *o.BestK)
 		}
-		fmt.Fprintf(w, "two-stage rule (the crawler's): exact, or within k bits and verified (similarity >= %.2f, or containment >= %.2f with size ratio >= %.2f)\n",
-			rep.Thresholds.Similarity, rep.Thresholds.Containment, rep.Thresholds.SizeRatio)
+		fmt.Fprintf(w, "two-stage rule (the crawler's): exact, or within k bits (%d for a pair with a side under %d features) and verified (similarity >= %.2f, or containment >= %.2f with size ratio >= %.2f)\n",
+			rep.Thresholds.ShortK, rep.Thresholds.ShortFeatures, rep.Thresholds.Similarity, rep.Thresholds.Containment, rep.Thresholds.SizeRatio)
 		printEvalRows(w, o.JudgeRows, o.BestJudgeK)
 		if o.BestJudgeK != nil {
 			o.printJudgeMistakes(w, *o.BestJudgeK)
@@ -514,7 +544,7 @@ func printEvalRows(w io.Writer, rows []evalRow, best *int) {
 func (o *evalOption) printJudgeMistakes(w io.Writer, k int) {
 	var wrong []string
 	for _, p := range o.PairResults {
-		if p.Distance == nil || p.judgedDuplicate(k) == p.Duplicate {
+		if p.Distance == nil || p.judgedDuplicate(k, o.shortK) == p.Duplicate {
 			continue
 		}
 		kind := "false negative"

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/simcrawl/simcrawl/crawler"
 )
 
 func (m *Main) runExport(ctx context.Context, args []string) (err error) {
@@ -13,23 +16,23 @@ func (m *Main) runExport(ctx context.Context, args []string) (err error) {
 	format := fset.String("format", "jsonl", "output format: jsonl, or warc (WARC/1.1 response records with raw bodies and a\nmetadata record carrying the fingerprint, gzip per record: a .warc.gz)")
 	out := fset.String("out", "", "output file (default: standard output)")
 	var cf configFlags
-	m.addConfigFlags(fset, &cf)
+	m.addReadFlags(fset, &cf)
 	if err := fset.Parse(args); err != nil {
 		return err
 	}
 	if *format != "jsonl" && *format != "warc" {
 		return usageErrorf(fset, "export: unknown --format %q (supported: jsonl, warc)", *format)
 	}
-	data, err := m.openData(cf, "export")
+	set, _, err := m.openDataSet(fset, cf, "export")
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if cerr := data.Close(); err == nil && cerr != nil {
+		if cerr := set.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("export: close: %w", cerr)
 		}
 	}()
-	defer data.Recover(&err)
+	defer set.Recover(&err)
 
 	var w io.Writer = m.Stdout
 	var f *os.File
@@ -41,11 +44,15 @@ func (m *Main) runExport(ctx context.Context, args []string) (err error) {
 		w = f
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
-	var n int
+	counts := make([]int, len(set.Dirs))
 	if *format == "warc" {
-		n, err = exportWARC(ctx, data.Store, bw)
+		err = exportWARC(ctx, set, bw, counts)
 	} else {
-		n, err = data.Store.ExportJSONL(ctx, bw)
+		err = set.Each(func(i int, d *crawler.Data) error {
+			var err error
+			counts[i], err = d.Store.ExportJSONLFrom(ctx, bw, sourceTag(set, d))
+			return err
+		})
 	}
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
@@ -58,6 +65,24 @@ func (m *Main) runExport(ctx context.Context, args []string) (err error) {
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	fmt.Fprintf(m.Stderr, "exported %d page%s\n", n, plural(n))
+	n := sum(counts)
+	if len(counts) == 1 {
+		fmt.Fprintf(m.Stderr, "exported %d page%s\n", n, plural(n))
+		return nil
+	}
+	parts := make([]string, len(counts))
+	for i, c := range counts {
+		parts[i] = fmt.Sprintf("%s %d", set.Dirs[i].Dir, c)
+	}
+	fmt.Fprintf(m.Stderr, "exported %d page%s from %d data directories (%s)\n", n, plural(n), len(counts), strings.Join(parts, ", "))
 	return nil
+}
+
+// sourceTag is what an export of several data directories records as the
+// directory of d's pages: d as given to --data; "" (nothing) for one.
+func sourceTag(set *crawler.DataSet, d *crawler.Data) string {
+	if len(set.Dirs) == 1 {
+		return ""
+	}
+	return d.Dir
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -23,9 +22,8 @@ const defaultUIAddr = "127.0.0.1:8080"
 func (m *Main) runServe(ctx context.Context, args []string) (err error) {
 	fset := m.newFlagSet("serve")
 	var cf configFlags
-	var dirs stringList
 	fset.StringVar(&cf.config, "config", "", "config file (default: ./config.yaml when it exists, else built-in defaults)")
-	fset.Var(&dirs, "data", "data directory to show (repeatable: the directories of one crawl split across processes; default: the config's data key)")
+	fset.Var(&cf.dirs, "data", "data directory to show (repeatable: the directories of one crawl split across processes, shown as one crawl; default: the config's data key)")
 	fset.Var(&cf.sets, "set", "override a config key, e.g. --set contentseen.k=3 (repeatable)")
 	addr := fset.String("addr", defaultUIAddr, "address to listen on; anything but loopback is reachable by others, and the view has no authentication")
 	if err := fset.Parse(args); err != nil {
@@ -34,37 +32,23 @@ func (m *Main) runServe(ctx context.Context, args []string) (err error) {
 	if fset.NArg() > 0 {
 		return usageErrorf(fset, "serve: unexpected argument %q", fset.Arg(0))
 	}
-	cfg, err := cf.load()
+	// Opened as the other reading commands open them: a directory named
+	// twice is a usage error (its drops would show twice).
+	set, cfg, err := m.openDataSet(fset, cf, "serve")
 	if err != nil {
+		if errors.Is(err, crawler.ErrLocked) {
+			return fmt.Errorf("%w; to watch a running crawl start it with --ui ADDR", err)
+		}
 		return err
 	}
-	if len(dirs) == 0 {
-		dirs = stringList{cfg.Data}
-	}
-	var sources []*crawler.Data
 	defer func() {
-		for _, d := range sources {
-			if cerr := d.Close(); err == nil && cerr != nil {
-				err = fmt.Errorf("serve: close %s: %w", d.Dir, cerr)
-			}
+		if cerr := set.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("serve: close: %w", cerr)
 		}
 	}()
-	for _, dir := range dirs {
-		if err := checkCrawledDir(dir); err != nil {
-			return fmt.Errorf("serve: %w", err)
-		}
-		d, err := crawler.OpenData(dir, 0)
-		if err != nil {
-			if errors.Is(err, crawler.ErrLocked) {
-				return fmt.Errorf("serve: %w; to watch a running crawl start it with --ui ADDR", err)
-			}
-			return fmt.Errorf("serve: %w", err)
-		}
-		sources = append(sources, d)
-	}
 	// No Config: a data directory does not record the configuration it was
 	// crawled with, and serve's own would be shown as the crawl's.
-	view, err := webview.New(ctx, webview.Options{Sources: sources, K: cfg.ContentSeen.K})
+	view, err := webview.New(ctx, webview.Options{Sources: set.Dirs, K: cfg.ContentSeen.K})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -73,7 +57,11 @@ func (m *Main) runServe(ctx context.Context, args []string) (err error) {
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer view.Close() // a stopped crawl's view reads nothing in the background
-	fmt.Fprintf(m.Stdout, "Serving the crawl in %s at http://%s/ (Ctrl-C stops)\n", strings.Join(dirs, ", "), ln.Addr())
+	asOne := ""
+	if len(set.Dirs) > 1 {
+		asOne = " (read as one crawl)"
+	}
+	fmt.Fprintf(m.Stdout, "Serving the crawl in %s%s at http://%s/ (Ctrl-C stops)\n", dirNames(set), asOne, ln.Addr())
 	return serveUntil(ctx, ln, view)
 }
 

@@ -45,6 +45,26 @@ type statsJSON struct {
 	NearestNeighbourDistances []int `json:"nearest_neighbour_distances"`
 	NearestNeighbourPages     int   `json:"nearest_neighbour_pages"` // non-thin stored pages searched
 	Sampled                   bool  `json:"sampled"`                 // only a sample of them was examined
+
+	// DataDirs lists the directories read, with their own counts, when
+	// several were (the workers of a distributed crawl); the figures
+	// above are their sums, merged.
+	DataDirs []dirStatsJSON `json:"data_dirs,omitempty"`
+	// Notes say where the directories disagree on what the figures assume
+	// (features, layout, k): then they are not one crawl's.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// dirStatsJSON is one directory's share of `crawl stats --data A --data B`.
+type dirStatsJSON struct {
+	Data         string `json:"data"` // as given to --data
+	Stored       int    `json:"stored"`
+	Thin         int    `json:"thin"`
+	DroppedExact int    `json:"dropped_exact"`
+	DroppedNear  int    `json:"dropped_near"`
+	Failed       int    `json:"failed"`
+	Skipped      int    `json:"skipped"`
+	Pending      int    `json:"pending"`
 }
 
 type hostStatsJSON struct {
@@ -65,39 +85,29 @@ func (m *Main) runStats(ctx context.Context, args []string) (err error) {
 	}
 	asJSON := fset.Bool("json", false, "print the figures as one JSON object (fields listed below)")
 	var cf configFlags
-	m.addConfigFlags(fset, &cf)
+	m.addReadFlags(fset, &cf)
 	if err := fset.Parse(args); err != nil {
 		return err
 	}
 	if fset.NArg() > 0 {
 		return usageErrorf(fset, "stats: unexpected argument %q", fset.Arg(0))
 	}
-	cfg, err := cf.load()
+	set, cfg, err := m.openDataSet(fset, cf, "stats")
 	if err != nil {
 		return err
 	}
-	if err := checkCrawledDir(cfg.Data); err != nil {
-		return fmt.Errorf("stats: %w", err)
-	}
-	data, err := crawler.OpenData(cfg.Data, 0)
-	if err != nil {
-		return fmt.Errorf("stats: %w", err)
-	}
 	defer func() {
-		if cerr := data.Close(); err == nil && cerr != nil {
+		if cerr := set.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("stats: close: %w", cerr)
 		}
 	}()
-	defer data.Recover(&err)
-	s, err := collectStats(ctx, data)
+	defer set.Recover(&err)
+	s, err := collectStats(ctx, set)
 	if err != nil {
 		return fmt.Errorf("stats: %w", err)
 	}
-	s.K, s.KSource = cfg.ContentSeen.K, "the configuration"
-	if k, ok, err := data.K(); err != nil {
+	if err := statsK(set, s, cfg.ContentSeen.K); err != nil {
 		return fmt.Errorf("stats: %w", err)
-	} else if ok {
-		s.K, s.KSource = k, "the last crawl or dedup run"
 	}
 	bw := bufio.NewWriter(m.Stdout)
 	if *asJSON {
@@ -121,22 +131,41 @@ pages is compared with all, and the output says "sampled".
 
 JSON fields: stored, thin, dropped_exact, dropped_near, failed, skipped, pending, drop_rate, k, features,
 layout, hosts [{host, stored, dropped, drop_rate}], near_drop_distances and nearest_neighbour_distances
-(65 counts each, index = distance in bits), nearest_neighbour_pages, sampled.
+(65 counts each, index = distance in bits), nearest_neighbour_pages, sampled; with several --data also
+data_dirs [{data, stored, thin, dropped_exact, dropped_near, failed, skipped, pending}] (the figures
+above are their sums) and notes (where the directories disagree on features, layout or k).
+
+Several --data (the directories of the workers of one distributed crawl) are read as one crawl: counts
+are summed, histograms merged, hosts combined, and nearest neighbours searched across all of them.
 `
 
-func collectStats(ctx context.Context, data *crawler.Data) (*statsJSON, error) {
+// statsK sets s.K to the k the first directory recorded (else the
+// configuration's, def), noting directories that recorded another.
+func statsK(set *crawler.DataSet, s *statsJSON, def int) error {
+	s.K, s.KSource = def, "the configuration"
+	from := ""
+	return set.Each(func(_ int, d *crawler.Data) error {
+		k, ok, err := d.K()
+		switch {
+		case err != nil:
+			return err
+		case !ok:
+		case from == "":
+			s.K, s.KSource, from = k, "the last crawl or dedup run", d.Dir
+			if len(set.Dirs) > 1 {
+				s.KSource += " of " + d.Dir
+			}
+		case k != s.K:
+			s.Notes = append(s.Notes, fmt.Sprintf("%s was last crawled with k = %d, %s with k = %d", d.Dir, k, from, s.K))
+		}
+		return nil
+	})
+}
+
+// collectStats reads every directory of set and sums (merges) their
+// figures: one crawl's.
+func collectStats(ctx context.Context, set *crawler.DataSet) (*statsJSON, error) {
 	s := &statsJSON{NearDropDistances: make([]int, 65), NearestNeighbourDistances: make([]int, 65), NearDropSimilarities: make([]int, 21)}
-	fs, err := data.FrontierStats()
-	if err != nil {
-		return nil, err
-	}
-	s.Failed, s.Pending = fs.Failed, fs.Pending+fs.InFlight
-	if err := data.Skipped(func(string, string) error { s.Skipped++; return nil }); err != nil {
-		return nil, err
-	}
-	if s.Layout, s.Features, err = data.IndexMeta(); err != nil {
-		return nil, err
-	}
 	type hostCount struct{ stored, dropped int }
 	hosts := map[string]*hostCount{}
 	host := func(u string) *hostCount {
@@ -147,34 +176,73 @@ func collectStats(ctx context.Context, data *crawler.Data) (*statsJSON, error) {
 		return hosts[h]
 	}
 	var fps []contentseen.Fingerprint
-	if err := data.Store.PageHeaders(ctx, func(p *storage.Page) error {
-		s.Stored++
-		host(p.URL).stored++
-		if p.Thin {
-			s.Thin++
-		} else {
-			fps = append(fps, contentseen.Fingerprint(p.Fingerprint))
+	metaFrom := ""
+	err := set.Each(func(_ int, data *crawler.Data) error {
+		ds := dirStatsJSON{Data: data.Dir}
+		fs, err := data.FrontierStats()
+		if err != nil {
+			return err
 		}
+		ds.Failed, ds.Pending = fs.Failed, fs.Pending+fs.InFlight
+		if err := data.Skipped(func(string, string) error { ds.Skipped++; return nil }); err != nil {
+			return err
+		}
+		layout, features, err := data.IndexMeta()
+		if err != nil {
+			return err
+		}
+		switch {
+		case features == "":
+		case metaFrom == "":
+			s.Layout, s.Features, metaFrom = layout, features, data.Dir
+		case features != s.Features || layout != s.Layout:
+			s.Notes = append(s.Notes, fmt.Sprintf("%s has features %s and layout %s, %s features %s and layout %s",
+				data.Dir, features, layout, metaFrom, s.Features, s.Layout))
+		}
+		if err := data.Store.PageHeaders(ctx, func(p *storage.Page) error {
+			ds.Stored++
+			host(p.URL).stored++
+			if p.Thin {
+				ds.Thin++
+			} else {
+				fps = append(fps, contentseen.Fingerprint(p.Fingerprint))
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		if err := data.Store.DropHeaders(ctx, func(d *storage.Drop) error {
+			host(d.URL).dropped++
+			if d.Reason == storage.ReasonExact {
+				ds.DroppedExact++
+				return nil
+			}
+			ds.DroppedNear++
+			s.NearDropDistances[min(max(d.Distance, 0), 64)]++
+			if d.Similarity == 0 && d.Containment == 0 {
+				s.NearDropsUnverified++
+			} else {
+				s.NearDropSimilarities[min(max(int(d.Similarity*20), 0), 20)]++
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		s.Stored += ds.Stored
+		s.Thin += ds.Thin
+		s.DroppedExact += ds.DroppedExact
+		s.DroppedNear += ds.DroppedNear
+		s.Failed += ds.Failed
+		s.Skipped += ds.Skipped
+		s.Pending += ds.Pending
+		s.DataDirs = append(s.DataDirs, ds)
 		return nil
-	}); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
-	if err := data.Store.DropHeaders(ctx, func(d *storage.Drop) error {
-		host(d.URL).dropped++
-		if d.Reason == storage.ReasonExact {
-			s.DroppedExact++
-			return nil
-		}
-		s.DroppedNear++
-		s.NearDropDistances[min(max(d.Distance, 0), 64)]++
-		if d.Similarity == 0 && d.Containment == 0 {
-			s.NearDropsUnverified++
-		} else {
-			s.NearDropSimilarities[min(max(int(d.Similarity*20), 0), 20)]++
-		}
-		return nil
-	}); err != nil {
-		return nil, err
+	if len(s.DataDirs) == 1 {
+		s.DataDirs = nil // one directory: its figures are the totals
 	}
 	s.DropRate = rate(s.DroppedExact+s.DroppedNear, s.Stored)
 	for h, c := range hosts {
@@ -211,6 +279,16 @@ func rate(dropped, stored int) float64 {
 }
 
 func writeStats(w io.Writer, s *statsJSON) {
+	if len(s.DataDirs) > 0 {
+		fmt.Fprintf(w, "Data     %d directories, read as one crawl:\n", len(s.DataDirs))
+		for _, d := range s.DataDirs {
+			fmt.Fprintf(w, "  %-40s %6d stored %6d dropped %6d failed %6d skipped %6d pending\n",
+				d.Data, d.Stored, d.DroppedExact+d.DroppedNear, d.Failed, d.Skipped, d.Pending)
+		}
+		for _, n := range s.Notes {
+			fmt.Fprintf(w, "  note: %s: the figures below mix them\n", n)
+		}
+	}
 	fmt.Fprintf(w, "Stored   %d page%s (%d thin: too little text to fingerprint)\n", s.Stored, plural(s.Stored), s.Thin)
 	fmt.Fprintf(w, "Dropped  %d exact + %d near = %d (drop rate %.1f%%)\n",
 		s.DroppedExact, s.DroppedNear, s.DroppedExact+s.DroppedNear, 100*s.DropRate)

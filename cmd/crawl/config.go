@@ -59,8 +59,12 @@ type FetchConfig struct {
 
 // ContentSeenConfig tunes near-duplicate detection.
 type ContentSeenConfig struct {
-	K      int    `yaml:"k"`
-	Layout string `yaml:"layout"` // a layout name or "auto"
+	K int `yaml:"k"`
+	// ShortK is the candidate radius of short texts, those with fewer than
+	// ShortFeatures distinct features (the larger of k and short_k).
+	ShortK        int    `yaml:"short_k"`
+	ShortFeatures int    `yaml:"short_features"`
+	Layout        string `yaml:"layout"` // a layout name or "auto"
 	// ExpectedPages is how many pages the crawl expects to store; with
 	// layout auto it chooses the layout of a new index.
 	ExpectedPages int64  `yaml:"expected_pages"`
@@ -105,6 +109,8 @@ func defaultConfig() Config {
 		},
 		ContentSeen: ContentSeenConfig{
 			K:             7,
+			ShortK:        crawler.DefaultShortK,
+			ShortFeatures: crawler.DefaultShortFeatures,
 			Layout:        "4x16",
 			ExpectedPages: crawler.DefaultExpectedPages,
 			Features:      "words",
@@ -235,6 +241,12 @@ func (c *Config) Validate() error {
 	cs := c.ContentSeen
 	if cs.K < 0 || cs.K > 64 {
 		bad("contentseen.k", "must be 0..64, got %d", cs.K)
+	}
+	if cs.ShortK < 0 || cs.ShortK > 64 {
+		bad("contentseen.short_k", "must be 0..64, got %d", cs.ShortK)
+	}
+	if cs.ShortFeatures < 0 {
+		bad("contentseen.short_features", "must be >= 0, got %d", cs.ShortFeatures)
 	}
 	if cs.ExpectedPages < 1 {
 		bad("contentseen.expected_pages", "must be >= 1, got %d", cs.ExpectedPages)

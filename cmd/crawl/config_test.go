@@ -63,6 +63,8 @@ func TestBadConfigs(t *testing.T) {
 		{"bad_level.bad.yaml", "", []string{"log.level", "loud"}},
 		{"thresholds.yaml", "contentseen:\n  similarity: 1.5\n  containment: 0\n  size_ratio: -0.1\n",
 			[]string{"contentseen.similarity: must be in (0, 1], got 1.5", "contentseen.containment", "contentseen.size_ratio"}},
+		{"short_radius.yaml", "contentseen:\n  short_k: 65\n  short_features: -1\n",
+			[]string{"contentseen.short_k: must be 0..64, got 65", "contentseen.short_features: must be >= 0, got -1"}},
 		{"threshold_word.yaml", "contentseen:\n  similarity: high\n", []string{`line 2: "high"`}},
 
 		// A float aimed at a whole number is an error, never truncated.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/crawler"
 )
 
 // evalJSON runs crawl eval --json with args and decodes its report.
@@ -196,6 +197,35 @@ func TestEvalTwoStage(t *testing.T) {
 	}
 	if _, _, err := run(t, "", "eval", "--pairs", filepath.Join(dir, "pairs.jsonl"), "--similarity", "1.5"); err == nil {
 		t.Error("eval --similarity 1.5 succeeded")
+	}
+}
+
+// The example's pairs are short texts (150 to 250 words): with the
+// default short radius the two-stage rule looks 11 bits far for them at
+// every k, and finds more copies at k=7 than with no short radius, with no
+// false positive either way.
+func TestEvalShortRadius(t *testing.T) {
+	pairs := filepath.Join("testdata", "pairs", "example.jsonl")
+	def := evalJSON(t, "--pairs", pairs, "--features", "words")
+	off := evalJSON(t, "--pairs", pairs, "--features", "words", "--short-features", "0")
+	if th := def.Thresholds; th.ShortK != crawler.DefaultShortK || th.ShortFeatures != crawler.DefaultShortFeatures {
+		t.Errorf("thresholds %+v, want short_k %d, short_features %d", th, crawler.DefaultShortK, crawler.DefaultShortFeatures)
+	}
+	short := 0
+	for _, p := range def.Options[0].PairResults {
+		if p.Short {
+			short++
+		}
+	}
+	if short != def.Options[0].Judged {
+		t.Errorf("%d of %d judged pairs short, want all", short, def.Options[0].Judged)
+	}
+	d, o := def.Options[0].JudgeRows[7], off.Options[0].JudgeRows[7]
+	if d.TP <= o.TP || d.FP != 0 || o.FP != 0 {
+		t.Errorf("k=7: short radius TP %d FP %d, none TP %d FP %d; want more copies found and no false positive", d.TP, d.FP, o.TP, o.FP)
+	}
+	if _, _, err := run(t, "", "eval", "--pairs", pairs, "--short-k", "65"); err == nil {
+		t.Error("eval --short-k 65 succeeded")
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/simcrawl/simcrawl/crawler"
 	"github.com/simcrawl/simcrawl/storage"
 	"github.com/simcrawl/simcrawl/warc"
 )
@@ -20,6 +21,9 @@ const (
 	warcFieldPageID      = "simcrawl-page-id"
 	warcFieldURL         = "simcrawl-url" // the requested URL; WARC-Target-URI is the final one
 	warcFieldTruncated   = "simcrawl-truncated"
+	// The data directory of the page, only in an export of several (the
+	// workers of a distributed crawl): the page ID is unique within it.
+	warcFieldData = "simcrawl-data"
 )
 
 // exportWARC writes every stored page as a WARC/1.1 response record (HTTP
@@ -29,8 +33,10 @@ const (
 // `crawl dedup` from text) becomes a text/plain resource record instead.
 // The body is the one stored, so the headers are made to describe it:
 // Content-Encoding and Transfer-Encoding are left out and Content-Length
-// is its length.
-func exportWARC(ctx context.Context, st *storage.Store, w io.Writer) (n int, err error) {
+// is its length. The pages of every directory of set follow one warcinfo
+// record, directory by directory; counts[i] is set to how many came from
+// set.Dirs[i].
+func exportWARC(ctx context.Context, set *crawler.DataSet, w io.Writer, counts []int) error {
 	ww := warc.NewWriter(w, true)
 	infoID := warc.NewRecordID()
 	if _, err := ww.WriteRecord(warc.Header{
@@ -43,19 +49,23 @@ func exportWARC(ctx context.Context, st *storage.Store, w io.Writer) (n int, err
 		warc.Field{Name: "format", Value: "WARC File Format 1.1"},
 		warc.Field{Name: "description", Value: "pages kept by simcrawl's ContentSeen stage; metadata records carry their SimHash fingerprints"},
 	)); err != nil {
-		return 0, err
+		return err
 	}
-	err = st.Pages(ctx, true, func(p *storage.Page) error {
-		if err := writePageRecords(ww, infoID, p); err != nil {
-			return fmt.Errorf("page %d: %w", p.ID, err)
-		}
-		n++
-		return nil
+	return set.Each(func(i int, d *crawler.Data) error {
+		tag := sourceTag(set, d)
+		return d.Store.Pages(ctx, true, func(p *storage.Page) error {
+			if err := writePageRecords(ww, infoID, p, tag); err != nil {
+				return fmt.Errorf("page %d: %w", p.ID, err)
+			}
+			counts[i]++
+			return nil
+		})
 	})
-	return n, err
 }
 
-func writePageRecords(ww *warc.Writer, infoID string, p *storage.Page) error {
+// writePageRecords writes p's response (or resource) and metadata
+// records; data, when not "", is the data directory the page came from.
+func writePageRecords(ww *warc.Writer, infoID string, p *storage.Page, data string) error {
 	target := p.FinalURL
 	if target == "" {
 		target = p.URL
@@ -94,6 +104,16 @@ func writePageRecords(ww *warc.Writer, infoID string, p *storage.Page) error {
 	if _, err := ww.WriteRecord(h, block); err != nil {
 		return err
 	}
+	fields := []warc.Field{
+		{Name: warcFieldFingerprint, Value: fmt.Sprintf("%016x", p.Fingerprint)},
+		{Name: warcFieldThin, Value: strconv.FormatBool(p.Thin)},
+		{Name: warcFieldPageID, Value: strconv.FormatUint(p.ID, 10)},
+		{Name: warcFieldURL, Value: p.URL},
+		{Name: warcFieldTruncated, Value: strconv.FormatBool(p.Truncated)},
+	}
+	if data != "" {
+		fields = append(fields, warc.Field{Name: warcFieldData, Value: data})
+	}
 	_, err := ww.WriteRecord(warc.Header{
 		{Name: "WARC-Type", Value: warc.TypeMetadata},
 		{Name: "WARC-Record-ID", Value: warc.NewRecordID()},
@@ -102,12 +122,6 @@ func writePageRecords(ww *warc.Writer, infoID string, p *storage.Page) error {
 		{Name: "WARC-Concurrent-To", Value: id},
 		{Name: "WARC-Warcinfo-ID", Value: infoID},
 		{Name: "Content-Type", Value: "application/warc-fields"},
-	}, warc.FormatFields(
-		warc.Field{Name: warcFieldFingerprint, Value: fmt.Sprintf("%016x", p.Fingerprint)},
-		warc.Field{Name: warcFieldThin, Value: strconv.FormatBool(p.Thin)},
-		warc.Field{Name: warcFieldPageID, Value: strconv.FormatUint(p.ID, 10)},
-		warc.Field{Name: warcFieldURL, Value: p.URL},
-		warc.Field{Name: warcFieldTruncated, Value: strconv.FormatBool(p.Truncated)},
-	))
+	}, warc.FormatFields(fields...))
 	return err
 }

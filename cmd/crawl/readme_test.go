@@ -29,6 +29,7 @@ var readmeSkips = []struct {
 	{"--seeds sample.txt", "a sample of the reader's; the lines after it read its crawl", false},
 	{"mkdir -p pages", "the pairs-file recipe (curl, jq), to the end of its block", true},
 	{"./crawl dedup --data corpus-data", "inputs of the reader's", false},
+	{"--data worker-a --data worker-b", "the directories of a distributed crawl's workers (TestSeveralDataDirsReadAsOneCrawl builds some)", false},
 	{"--from fps.txt", "fingerprint files of the reader's", false},
 	{"--batch new.txt", "fingerprint files of the reader's", false},
 	{"SIMCRAWL_BIG=1 go test", "the tests at full size (tens of minutes)", false},

@@ -109,7 +109,7 @@ func client(t testing.TB, addr string) *redis.Client {
 
 // open opens a worker of crawl o.Name on rdb and makes it Leave when t
 // ends.
-func open(t testing.TB, rdb *redis.Client, o Options) *Frontier {
+func open(t testing.TB, rdb redis.UniversalClient, o Options) *Frontier {
 	t.Helper()
 	f, err := Open(context.Background(), rdb, o)
 	if err != nil {

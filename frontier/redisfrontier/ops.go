@@ -39,7 +39,7 @@ func (f *Frontier) Next(ctx context.Context) (frontier.Item, error) {
 		if closed {
 			return frontier.Item{}, frontier.ErrClosed
 		}
-		res, counts, err := f.call(ctx, nextScript, delays...)
+		res, counts, err := f.call(ctx, nextScript, append([]any{f.callID()}, delays...)...)
 		if err != nil {
 			if f.closeCtx.Err() != nil {
 				return frontier.Item{}, frontier.ErrClosed
@@ -84,7 +84,7 @@ func (f *Frontier) Add(ctx context.Context, items ...frontier.Item) (int, error)
 	if err != nil || len(args) == 0 {
 		return 0, err
 	}
-	res, _, err := f.call(ctx, addScript, args...)
+	res, _, err := f.call(ctx, addScript, append([]any{f.callID()}, args...)...)
 	if err != nil {
 		return 0, fmt.Errorf("redisfrontier: add: %w", err)
 	}
@@ -150,7 +150,7 @@ func (f *Frontier) Alias(ctx context.Context, url, outcome string) (seen bool, e
 	if err := frontier.Validate(frontier.Item{URL: url}); err != nil {
 		return false, err
 	}
-	res, _, err := f.call(ctx, aliasScript, url, "d:"+outcome)
+	res, _, err := f.call(ctx, aliasScript, url, "d:"+outcome, f.callID())
 	if err != nil {
 		return false, fmt.Errorf("redisfrontier: alias %q: %w", url, err)
 	}
@@ -233,7 +233,7 @@ func (f *Frontier) call(ctx context.Context, s *redis.Script, extra ...any) ([]a
 		return err
 	})
 	if err != nil {
-		return nil, frontier.Stats{}, err
+		return nil, frontier.Stats{}, f.lost(err)
 	}
 	if len(res) < 5 {
 		return nil, frontier.Stats{}, fmt.Errorf("%w: script reply %v", errCorrupt, res)
@@ -354,7 +354,7 @@ func (f *Frontier) renew(ctx context.Context) error {
 	f.mu.Unlock()
 	res, err := renewScript.Run(ctx, f.rdb, f.keys, append(f.common(), args...)...).Slice()
 	if err != nil {
-		return err
+		return f.lost(err)
 	}
 	if len(res) < 6 {
 		return fmt.Errorf("%w: renew reply %v", errCorrupt, res)

@@ -1,6 +1,7 @@
 package redisfrontier
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -9,7 +10,9 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -21,7 +24,12 @@ var (
 	// ErrIncompatible is returned by Open when the crawl's namespace holds
 	// keys of another format or configuration, or the server is too old.
 	ErrIncompatible = errors.New("redisfrontier: incompatible redis or crawl")
-	errCorrupt      = errors.New("redisfrontier: corrupt record")
+	// ErrLost is returned by every operation when the crawl's meta hash
+	// is gone from Redis: the server lost the crawl's keys (restarted
+	// without its append-only file, flushed, or evicting keys under
+	// maxmemory). Nothing is written then: the crawl is not "drained".
+	ErrLost    = errors.New("redisfrontier: the crawl's keys are gone from redis")
+	errCorrupt = errors.New("redisfrontier: corrupt record")
 )
 
 // Format is stored in the crawl's meta hash; Open refuses a namespace with
@@ -79,17 +87,20 @@ type Frontier struct {
 	now     func() time.Time // nil: Redis TIME
 	onError func(error)
 
+	callPrefix string        // random, so call ids never repeat across workers and restarts
+	calls      atomic.Uint64 // numbers call ids (see callID)
+
 	closeCtx context.Context // cancelled by Close: ends Next's retries
 	closeFn  context.CancelFunc
 	stopBeat context.CancelFunc
 	beatDone chan struct{}
 
-	mu     sync.Mutex                 // guards every field below
-	held   map[string]frontier.Item   // handed out by Next, not yet completed
-	delays map[string]time.Duration   // SetHostDelay as this process knows it
-	unsent map[string]time.Duration   // SetHostDelay not yet written to Redis
-	stats  frontier.Stats             // counts of the newest reply
-	wake   chan struct{}              // closed and replaced by signal
+	mu     sync.Mutex               // guards every field below
+	held   map[string]frontier.Item // handed out by Next, not yet completed
+	delays map[string]time.Duration // SetHostDelay as this process knows it
+	unsent map[string]time.Duration // SetHostDelay not yet written to Redis
+	stats  frontier.Stats           // counts of the newest reply
+	wake   chan struct{}            // closed and replaced by signal
 	closed bool
 	left   bool
 }
@@ -128,14 +139,14 @@ func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Frontier,
 			return nil, err
 		}
 	}
-	info, err := rdb.Info(ctx, "server").Result()
-	if err != nil {
-		return nil, fmt.Errorf("redisfrontier: connect to redis at %s: %w", addr, err)
-	}
-	if err := checkVersion(info); err != nil {
-		return nil, fmt.Errorf("redis at %s: %w", addr, err)
+	if err := checkServers(ctx, rdb); err != nil {
+		return nil, err
 	}
 	prefix := "simcrawl:{" + o.Name + "}:fr:"
+	rnd := make([]byte, 8)
+	if _, err := rand.Read(rnd); err != nil {
+		return nil, fmt.Errorf("redisfrontier: call ids: %w", err)
+	}
 	f := &Frontier{
 		rdb:     rdb,
 		addr:    addr,
@@ -152,16 +163,21 @@ func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Frontier,
 		delays:  make(map[string]time.Duration),
 		unsent:  make(map[string]time.Duration),
 		wake:    make(chan struct{}),
+
+		callPrefix: hex.EncodeToString(rnd),
+	}
+	// Load the scripts one by one, not in a pipeline: Script.Load keeps
+	// the hash its command returns, which is still "" when the command is
+	// only queued, and every Run would then send EVALSHA "", get NOSCRIPT
+	// and send the whole source again with EVAL. Through a ClusterClient,
+	// ScriptLoad goes to every node (go-redis's ForEachShard).
+	for _, s := range scripts {
+		if err := s.Load(ctx, rdb).Err(); err != nil {
+			return nil, fmt.Errorf("redisfrontier: load scripts into redis at %s: %w", addr, err)
+		}
 	}
 	if err := f.checkMeta(ctx); err != nil {
 		return nil, err
-	}
-	pipe := rdb.Pipeline()
-	for _, s := range scripts {
-		s.Load(ctx, pipe)
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, fmt.Errorf("redisfrontier: load scripts into redis at %s: %w", addr, err)
 	}
 	f.closeCtx, f.closeFn = context.WithCancel(context.Background())
 	beatCtx, stop := context.WithCancel(context.Background())
@@ -346,11 +362,13 @@ func (f *Frontier) State(ctx context.Context, url string) (string, error) {
 // trip; the counter lives with the frontier and survives restarts.
 func (f *Frontier) ClaimPage(ctx context.Context, max int) (ok bool, err error) {
 	var n int64
+	once := f.prefix + "once:" + f.callID()
 	err = f.retry(ctx, func() error {
 		var err error
-		n, err = claimScript.Run(ctx, f.rdb, []string{f.prefix + "stored"}, max).Int64()
+		n, err = claimScript.Run(ctx, f.rdb, []string{f.prefix + "stored", once, f.keys[0]}, max, f.onceTTL()).Int64()
 		return err
 	})
+	err = f.lost(err)
 	if err != nil {
 		return false, fmt.Errorf("redisfrontier: claim page: %w", err)
 	}
@@ -359,7 +377,8 @@ func (f *Frontier) ClaimPage(ctx context.Context, max int) (ok bool, err error) 
 
 // ReturnPage gives back a claim of ClaimPage.
 func (f *Frontier) ReturnPage(ctx context.Context) error {
-	err := f.retry(ctx, func() error { return f.rdb.Decr(ctx, f.prefix+"stored").Err() })
+	keys := []string{f.prefix + "stored", f.prefix + "once:" + f.callID(), f.keys[0]}
+	err := f.lost(f.retry(ctx, func() error { return returnScript.Run(ctx, f.rdb, keys, f.onceTTL()).Err() }))
 	if err != nil {
 		return fmt.Errorf("redisfrontier: return page: %w", err)
 	}
@@ -383,10 +402,67 @@ func (f *Frontier) Claimed(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// lost turns a script's LOST error reply into one wrapping ErrLost.
+func (f *Frontier) lost(err error) error {
+	if err != nil && strings.HasPrefix(err.Error(), "LOST ") {
+		return fmt.Errorf("%w: crawl %q at %s: %s (restarted without its append-only file, flushed, or evicting keys): "+
+			"nothing was written; restore the data or start the crawl again", ErrLost, f.name(), f.addr, strings.TrimPrefix(err.Error(), "LOST "))
+	}
+	return err
+}
+
+// callID returns a new id for a call that must take effect once however
+// often it is sent (see replayed in scripts.go).
+func (f *Frontier) callID() string {
+	return f.callPrefix + "-" + strconv.FormatUint(f.calls.Add(1), 10)
+}
+
+// onceTTL is how long Redis keeps a call's reply for its retries, in ms:
+// two lease TTLs, as the scripts' ONCE. A call retried later than that
+// (Redis unreachable all the while) may take effect twice.
+func (f *Frontier) onceTTL() int64 { return 2 * f.ttl.Milliseconds() }
+
 // signal wakes every waiting Next. f.mu must be held.
 func (f *Frontier) signal() {
 	close(f.wake)
 	f.wake = make(chan struct{})
+}
+
+// checkServers refuses a server older than Redis 7.0, or a Redis Cluster
+// with such a node. Through a ClusterClient go-redis sends INFO to every
+// master but returns one reply, so each node is asked on its own.
+func checkServers(ctx context.Context, rdb redis.UniversalClient) error {
+	check := func(ctx context.Context, c redis.Cmdable, addr string) error {
+		info, err := c.Info(ctx, "server").Result()
+		if err != nil {
+			return fmt.Errorf("redisfrontier: connect to redis at %s: %w", addr, err)
+		}
+		if err := checkVersion(info); err != nil {
+			return fmt.Errorf("redis at %s: %w", addr, err)
+		}
+		return nil
+	}
+	if c, ok := rdb.(*redis.ClusterClient); ok {
+		var mu sync.Mutex
+		var nodeErr error // the first node's error, which names the node
+		err := c.ForEachShard(ctx, func(ctx context.Context, node *redis.Client) error {
+			err := check(ctx, node, node.Options().Addr)
+			if err != nil {
+				mu.Lock()
+				nodeErr = cmp.Or(nodeErr, err)
+				mu.Unlock()
+			}
+			return err
+		})
+		if nodeErr != nil {
+			return nodeErr
+		}
+		if err != nil { // the cluster's slots could not be read
+			return fmt.Errorf("redisfrontier: connect to redis cluster at %s: %w", addrOf(rdb), err)
+		}
+		return nil
+	}
+	return check(ctx, rdb, addrOf(rdb))
 }
 
 func addrOf(rdb redis.UniversalClient) string {

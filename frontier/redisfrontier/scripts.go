@@ -16,6 +16,11 @@ import "github.com/redis/go-redis/v9"
 // sequence number in. Numbers passed to redis.call go through num, since
 // Lua's default conversion keeps only 14 digits.
 const prelude = `
+-- No meta hash: Redis lost the crawl's keys (see ErrLost). Write nothing,
+-- or the crawl would look drained, or restart without its meta.
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return redis.error_reply('LOST the meta hash ' .. KEYS[1] .. ' is gone')
+end
 local P = string.sub(KEYS[1], 1, -5)
 local NOW
 if ARGV[1] ~= '' then
@@ -119,6 +124,21 @@ local function pophead(h)
   end
 end
 
+-- A call that is not idempotent (Next, Add, Alias) carries an id: its reply is
+-- kept under P once:<id> for ONCE ms, and a second run of the call (its
+-- first reply was lost and go-redis or Frontier.retry sent it again)
+-- returns that reply instead of running again.
+local ONCE = 2 * TTL
+local function replayed(id)
+  local r = redis.call('GET', P .. 'once:' .. id)
+  if r then return tonumber(r) end
+  return nil
+end
+local function remember(id, v)
+  redis.call('SET', P .. 'once:' .. id, v, 'PX', num(ONCE))
+  return v
+end
+
 local function splitfly(v)
   return string.match(v, '^([^\n]*)\n([^\n]*)\n([^\n]*)\n(.*)$')
 end
@@ -208,10 +228,21 @@ local function unlease(url, held, target)
 end
 `
 
-// nextScript: ARGV[6..] delay pairs (count first). Returns {'item', record,
-// start ms} or {'wait', ms (-1: unknown)}.
+// nextScript: ARGV[6] call id, ARGV[7..] delay pairs (count first).
+// Returns {'item', record, start ms} or {'wait', ms (-1: unknown)}. A
+// second run of a call that handed out a URL still leased to this worker
+// returns that URL again rather than leasing another one.
 var nextScript = redis.NewScript(prelude + `
-setdelays(6)
+setdelays(7)
+local once = P .. 'once:' .. ARGV[6]
+local prev = redis.call('GET', once)
+if prev then
+  local v = redis.call('HGET', FLY, prev)
+  if v then
+    local _, owner, start, rec = splitfly(v)
+    if owner == ME then return reply({'item', rec, start}) end
+  end
+end
 for _, w in ipairs(redis.call('ZRANGEBYSCORE', P .. 'workers', '-inf', '(' .. num(NOW), 'LIMIT', 0, 8)) do
   if w ~= ME then reclaim(w) end
 end
@@ -241,6 +272,7 @@ for _ = 1, 64 do
     redis.call('SADD', P .. 'w:' .. ME, url)
     redis.call('HINCRBY', N, 'pending', -1)
     redis.call('HINCRBY', N, 'inflight', 1)
+    redis.call('SET', once, url, 'PX', num(ONCE))
     schedule(h)
     return reply({'item', rec, num(NOW)})
   end
@@ -261,9 +293,12 @@ sooner(P .. 'workers')
 return reply({'wait', num(wait)})
 `)
 
-// addScript: ARGV[6..] (url, host, record) triples. Returns {added}.
+// addScript: ARGV[6] call id, ARGV[7..] (url, host, record) triples.
+// Returns {added}.
 var addScript = redis.NewScript(prelude + `
-return reply({addlinks(6)})
+local r = replayed(ARGV[6])
+if r then return reply({r}) end
+return reply({remember(ARGV[6], addlinks(7))})
 `)
 
 // finishScript completes a URL as done or failed: ARGV[6] url, [7] state
@@ -300,12 +335,14 @@ schedule(h)
 return reply({'ok'})
 `)
 
-// aliasScript: ARGV[6] url, [7] state. Returns {1} if url was seen, {0}
-// if it is now recorded.
+// aliasScript: ARGV[6] url, [7] state, [8] call id. Returns {1} if url
+// was seen, {0} if it is now recorded.
 var aliasScript = redis.NewScript(prelude + `
-if redis.call('HSETNX', URLS, ARGV[6], ARGV[7]) == 0 then return reply({1}) end
+local r = replayed(ARGV[8])
+if r then return reply({r}) end
+if redis.call('HSETNX', URLS, ARGV[6], ARGV[7]) == 0 then return reply({remember(ARGV[8], 1)}) end
 redis.call('HINCRBY', N, 'done', 1)
-return reply({0})
+return reply({remember(ARGV[8], 0)})
 `)
 
 // renewScript renews this worker's lease (the prelude does), applies delay
@@ -341,13 +378,37 @@ reclaim(ME)
 return reply({'ok'})
 `)
 
-// claimScript: KEYS[1] the budget counter, ARGV[1] the maximum. Returns 1
-// and keeps the claim if the counter stays within the maximum, else 0.
-var claimScript = redis.NewScript(`
-local n = redis.call('INCR', KEYS[1])
-if n > tonumber(ARGV[1]) then
+// lostCheck starts the scripts without the prelude, whose KEYS[3] is the
+// meta key.
+const lostCheck = `
+if redis.call('EXISTS', KEYS[3]) == 0 then
+  return redis.error_reply('LOST the meta hash ' .. KEYS[3] .. ' is gone')
+end
+`
+
+// claimScript: KEYS[1] the budget counter, KEYS[2] the call's once key,
+// KEYS[3] the meta key, ARGV[1] the maximum, ARGV[2] how long the once key
+// lives (ms). Returns 1 and keeps the claim if the counter stays within
+// the maximum, else 0; a second run of the call returns the first run's
+// answer.
+var claimScript = redis.NewScript(lostCheck + `
+local r = redis.call('GET', KEYS[2])
+if r then return tonumber(r) end
+local ok = 1
+if redis.call('INCR', KEYS[1]) > tonumber(ARGV[1]) then
   redis.call('DECR', KEYS[1])
-  return 0
+  ok = 0
+end
+redis.call('SET', KEYS[2], ok, 'PX', ARGV[2])
+return ok
+`)
+
+// returnScript: KEYS[1] the budget counter, KEYS[2] the call's once key,
+// KEYS[3] the meta key, ARGV[1] how long the once key lives (ms). Gives
+// one claim back, once per call however often the call is sent. Returns 1.
+var returnScript = redis.NewScript(lostCheck + `
+if redis.call('SET', KEYS[2], 1, 'NX', 'PX', ARGV[1]) then
+  redis.call('DECR', KEYS[1])
 end
 return 1
 `)
@@ -366,4 +427,4 @@ redis.call('HSET', KEYS[1], unpack(ARGV))
 return {}
 `)
 
-var scripts = []*redis.Script{nextScript, addScript, finishScript, retryScript, aliasScript, renewScript, leaveScript, claimScript, metaScript}
+var scripts = []*redis.Script{nextScript, addScript, finishScript, retryScript, aliasScript, renewScript, leaveScript, claimScript, returnScript, metaScript}

@@ -222,7 +222,7 @@ func (b *builder) rewrites(originals []*Page) error {
 		if err != nil {
 			return fmt.Errorf("copyweb: parse %s: %w", o.ID, err)
 		}
-		p.editWords(b.rng, 0.30+0.10*b.rng.Float64(), 1)
+		p.rewrite(b.rng, 0.30+0.10*b.rng.Float64())
 		out := p.render()
 		if err := b.web.add(&Page{ID: b.id("r"), Kind: Rewrite, Cluster: b.cluster(), Source: o.Source,
 			Title: p.title(), Body: out, ContentType: utf8HTML, html: out, lang: o.lang}); err != nil {

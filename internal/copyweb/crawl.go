@@ -39,6 +39,8 @@ func CrawlOptions(seed, dataDir string) (crawler.Options, error) {
 		RetryBackoff:  2 * time.Second,
 		Fetch:         fetch,
 		K:             7,
+		ShortK:        crawler.DefaultShortK,
+		ShortFeatures: crawler.DefaultShortFeatures,
 		Thresholds:    contentseen.DefaultThresholds(),
 		Layout:        "4x16",
 		ExpectedPages: crawler.DefaultExpectedPages,

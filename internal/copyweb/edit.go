@@ -3,6 +3,7 @@ package copyweb
 import (
 	"math/rand/v2"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -22,7 +23,47 @@ func (p *page) editWords(rng *rand.Rand, share, newWords float64) int {
 	for _, q := range p.paras {
 		nodes = append(nodes, textNodes(q)...)
 	}
-	all := p.paraText()
+	return editText(rng, nodes, p.paraText(), share, newWords)
+}
+
+// rewrite changes about share of the words of the page's prose, wherever
+// it is: the article's paragraphs and every other text of proseRunes or
+// more characters in the body. Our article heuristic can take another
+// block for the article (an inline gallery's captions outweigh the story
+// on readability/bug-1255978), and a rewrite of that block alone left the
+// text extraction keeps unchanged: a "rewrite" that was the same article.
+// Short texts (navigation, labels) stay: the rewrite keeps its template.
+func (p *page) rewrite(rng *rand.Rand, share float64) int {
+	var nodes []*html.Node
+	in := map[*html.Node]bool{}
+	for _, q := range p.paras {
+		for _, n := range textNodes(q) {
+			nodes, in[n] = append(nodes, n), true
+		}
+	}
+	body := find(p.root, atom.Body)
+	if body == nil {
+		body = p.root
+	}
+	for _, n := range textNodes(body) {
+		if !in[n] && utf8.RuneCountInString(collapse(n.Data)) >= proseRunes {
+			nodes = append(nodes, n)
+		}
+	}
+	var all strings.Builder
+	for _, n := range nodes {
+		all.WriteString(n.Data)
+		all.WriteByte('\n')
+	}
+	return editText(rng, nodes, all.String(), share, 1)
+}
+
+// proseRunes is the length from which rewrite takes a text outside the
+// article's paragraphs for prose.
+const proseRunes = 20
+
+// editText edits nodes as editWords says; all is their text.
+func editText(rng *rand.Rand, nodes []*html.Node, all string, share, newWords float64) int {
 	edits := 0
 	if spaced(all) {
 		vocab := strings.Fields(all)

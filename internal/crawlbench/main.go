@@ -176,6 +176,8 @@ func crawlOptions(seed, dir string, stored, par int) crawler.Options {
 		Retries:       1,
 		Fetch:         crawler.DefaultFetchOptions(),
 		K:             7,
+		ShortK:        crawler.DefaultShortK,
+		ShortFeatures: crawler.DefaultShortFeatures,
 		KeepDropText:  true,
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,9 +47,11 @@ func BenchmarkNew(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer d.Close()
+	set := crawler.NewDataSet([]*crawler.Data{d})
+	var mu sync.Mutex
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := build(context.Background(), []*crawler.Data{d}, 3); err != nil {
+		if _, err := build(context.Background(), set, &mu, 3); err != nil {
 			b.Fatal(err)
 		}
 	}

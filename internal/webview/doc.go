@@ -12,6 +12,17 @@
 // Distances (the histograms of `crawl stats`, drawn), Failures and skips,
 // and Labels (download the labels as a pairs file for `crawl eval`).
 //
+// # Several data directories
+//
+// A crawl split across processes leaves one data directory per worker,
+// and a worker's drop may name a page another worker stored
+// (storage.Drop.DuplicateOfURL). The view shows the sources as one crawl:
+// such a drop joins the cluster of its page in whichever source stores
+// it, found by crawler.DataSet.KeptPage (what `crawl dups` uses), and its
+// pair and label read the page from there; drops whose page no source
+// stores form a cluster under the URL they name. The overview sums the
+// counts and lists each source's own.
+//
 // # Design
 //
 // Pages are rendered on the server with html/template, which escapes page

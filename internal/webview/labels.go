@@ -69,9 +69,9 @@ func (s *Server) pairsFile(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, http.StatusBadRequest, fmt.Errorf("label %q: the dropped page's text was not kept (store.keep_drop_text off): no pair to write", l.Key))
 			return
 		}
-		orig, err := st.Get(r.Context(), d.DuplicateOf)
+		orig, _, err := s.keptPage(r.Context(), src, d)
 		if err != nil {
-			s.fail(w, http.StatusNotFound, fmt.Errorf("label %q: page %d: %w", l.Key, d.DuplicateOf, err))
+			s.fail(w, http.StatusNotFound, fmt.Errorf("label %q: %w", l.Key, err))
 			return
 		}
 		lines = append(lines, pairLine{

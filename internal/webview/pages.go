@@ -28,6 +28,7 @@ const (
 
 type overviewData struct {
 	Sources                          []string
+	Dirs                             []dirCounts // each source's own counts, when there are several
 	Stored, Thin, Exact, Near        int
 	Failed, Skipped, Pending         int
 	DropRate                         string
@@ -62,8 +63,9 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 		K:        snap.k, KKnown: snap.kKnown, Features: snap.features, Layout: snap.layout,
 		Config: s.opts.Config, BuildTime: snap.buildTime.Round(time.Millisecond),
 	}
-	for _, src := range s.opts.Sources {
-		d.Sources = append(d.Sources, src.Dir)
+	d.Sources = s.dirNames()
+	if len(snap.dirs) > 1 {
+		d.Dirs = snap.dirs
 	}
 	if s.opts.Live != nil {
 		st := s.opts.Live.Stats()
@@ -185,6 +187,8 @@ func (f dupFilter) match(d *dropHead) bool {
 
 type dupsData struct {
 	F                  dupFilter
+	Dirs               []string // the sources, when there are several (a crawl split across processes)
+	Elsewhere          int      // drops of pages no source stores
 	Hosts              []string
 	HasSimilarity      bool
 	Clusters, Drops    int // matching
@@ -202,11 +206,23 @@ type clusterView struct {
 	URL       string
 	Title     string
 	FP        string
+	Data      string // the directory storing the page, when there are several
 	Drops     []*dropHead
 	Matching  int
 	More      int
 	Missing   bool // the stored page is not in the store
+	Elsewhere bool // the drops name the page by URL, and no source stores it
 	Closeness int
+}
+
+// head returns the stored page heading c (false for a page no source
+// stores, or one missing from its store).
+func (snap *snapshot) head(c *cluster) (pageHead, bool) {
+	if c.Elsewhere != "" {
+		return pageHead{URL: c.Elsewhere, lowerURL: lower(c.Elsewhere)}, false
+	}
+	h, ok := snap.pages[c.Src][c.Page]
+	return h, ok
 }
 
 func (s *Server) dups(w http.ResponseWriter, r *http.Request) {
@@ -221,7 +237,10 @@ func (s *Server) dups(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := lower(f.Q)
-	d := dupsData{F: f, Hosts: snap.hostKeys, AllClusters: len(snap.clusters), All: len(snap.drops), K: snap.k}
+	d := dupsData{F: f, Hosts: snap.hostKeys, AllClusters: len(snap.clusters), All: len(snap.drops), K: snap.k, Elsewhere: snap.elsewhere}
+	if len(s.opts.Sources) > 1 {
+		d.Dirs = s.dirNames()
+	}
 	type hit struct {
 		c         *cluster
 		n         int
@@ -230,7 +249,7 @@ func (s *Server) dups(w http.ResponseWriter, r *http.Request) {
 	var hits []hit
 	for i := range snap.clusters {
 		c := &snap.clusters[i]
-		head := snap.pages[c.Src][c.Page]
+		head, _ := snap.head(c)
 		headMatches := q != "" && (strings.Contains(head.lowerURL, q) || strings.Contains(head.lowerTit, q))
 		h := hit{c: c, closeness: -1}
 		for _, di := range c.drops {
@@ -266,9 +285,12 @@ func (s *Server) dups(w http.ResponseWriter, r *http.Request) {
 	d.Page = min(f.Page, d.Pages)
 	lo := (d.Page - 1) * clustersPerPage
 	for _, h := range hits[lo:min(lo+clustersPerPage, len(hits))] {
-		head, ok := snap.pages[h.c.Src][h.c.Page]
-		cv := clusterView{Src: h.c.Src, Page: h.c.Page, URL: head.URL, Title: head.Title, Missing: !ok,
-			FP: contentseen.Fingerprint(head.FP).String(), Matching: h.n, Closeness: h.closeness}
+		head, ok := snap.head(h.c)
+		cv := clusterView{Src: h.c.Src, Page: h.c.Page, URL: head.URL, Title: head.Title, Missing: !ok && h.c.Elsewhere == "",
+			Elsewhere: h.c.Elsewhere != "", FP: contentseen.Fingerprint(head.FP).String(), Matching: h.n, Closeness: h.closeness}
+		if d.Dirs != nil && !cv.Elsewhere {
+			cv.Data = d.Dirs[h.c.Src]
+		}
 		headMatches := q != "" && (strings.Contains(head.lowerURL, q) || strings.Contains(head.lowerTit, q))
 		for _, di := range h.c.drops {
 			dr := &snap.drops[di]
@@ -304,6 +326,8 @@ func pageURL(u *url.URL, n int) string {
 type pairData struct {
 	Src            int
 	Key            string // "src:drop": the label's key in the browser
+	DropData       string // the directories of the dropped and the stored page, when there are several
+	OrigData       string
 	Drop           *storage.Drop
 	Orig           *storage.Page
 	DropFP, OrigFP string
@@ -355,9 +379,9 @@ func (s *Server) pair(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusNotFound, fmt.Errorf("drop %d: %w", id, err))
 		return
 	}
-	orig, err := st.Get(r.Context(), dr.DuplicateOf)
+	orig, origSrc, err := s.keptPage(r.Context(), src, dr)
 	if err != nil {
-		s.fail(w, http.StatusNotFound, fmt.Errorf("the page drop %d duplicates (page %d): %w", id, dr.DuplicateOf, err))
+		s.fail(w, http.StatusNotFound, fmt.Errorf("the page drop %d duplicates: %w", id, err))
 		return
 	}
 	d := pairData{
@@ -366,6 +390,9 @@ func (s *Server) pair(w http.ResponseWriter, r *http.Request) {
 		Distance: dr.Distance, K: snap.k, Exact: dr.Reason == storage.ReasonExact,
 		TitleDiffers: dr.Title != orig.Title, NoText: dr.Text == "",
 		DropAt: dr.FetchedAt.UTC().Format(time.RFC3339), OrigAt: orig.FetchedAt.UTC().Format(time.RFC3339),
+	}
+	if len(s.opts.Sources) > 1 {
+		d.DropData, d.OrigData = s.opts.Sources[src].Dir, s.opts.Sources[origSrc].Dir
 	}
 	dist := contentseen.Distance(contentseen.Fingerprint(dr.Fingerprint), contentseen.Fingerprint(orig.Fingerprint))
 	if dist != dr.Distance {

@@ -10,11 +10,13 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/crawler"
+	"github.com/simcrawl/simcrawl/storage"
 )
 
 //go:embed templates/*.html
@@ -63,6 +65,9 @@ type Server struct {
 	pages map[string]*template.Template
 	mux   *http.ServeMux
 
+	setMu sync.Mutex       // guards set: a DataSet is for one goroutine
+	set   *crawler.DataSet // the sources as one crawl, to find a drop's page in any of them
+
 	mu      sync.Mutex // guards snap, mark and reading, and serialises cheap reads
 	snap    *snapshot
 	mark    int64 // a live crawl's progress (progress) when snap was read
@@ -93,7 +98,8 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{opts: o, pages: map[string]*template.Template{}, mux: http.NewServeMux(), cheap: cheapRead}
+	s := &Server{opts: o, pages: map[string]*template.Template{}, mux: http.NewServeMux(), cheap: cheapRead,
+		set: crawler.NewDataSet(o.Sources)}
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	layout, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
 	if err != nil {
@@ -109,7 +115,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if o.Live != nil {
 		s.mark = progress(o.Live.Stats()) // before the read: a change during it shows next time
 	}
-	if s.snap, err = build(ctx, o.Sources, o.K); err != nil {
+	if s.snap, err = build(ctx, s.set, &s.setMu, o.K); err != nil {
 		return nil, err
 	}
 	static, err := fs.Sub(staticFS, "static")
@@ -162,7 +168,7 @@ func (s *Server) snapshot(ctx context.Context) (*snapshot, error) {
 	switch {
 	case mark == s.mark || s.reading:
 	case s.snap.buildTime < s.cheap:
-		snap, err := build(ctx, s.opts.Sources, s.opts.K)
+		snap, err := build(ctx, s.set, &s.setMu, s.opts.K)
 		if err != nil {
 			return nil, err
 		}
@@ -172,7 +178,7 @@ func (s *Server) snapshot(ctx context.Context) (*snapshot, error) {
 		s.readers.Add(1)
 		go func() {
 			defer s.readers.Done()
-			snap, err := build(s.ctx, s.opts.Sources, s.opts.K)
+			snap, err := build(s.ctx, s.set, &s.setMu, s.opts.K)
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			s.reading = false
@@ -206,6 +212,37 @@ func progress(st crawler.Stats) int64 {
 func (s *Server) fingerprinter() (*contentseen.Fingerprinter, string, error) {
 	s.fperOnce.Do(func() { s.fper, s.scheme, s.fperErr = s.opts.Sources[0].Fingerprinter() })
 	return s.fper, s.scheme, s.fperErr
+}
+
+// keptPage returns the stored page that drop dr of source src duplicates
+// and the index of the source storing it: in src itself, or, for a drop
+// naming its page by URL (another worker stored it), in whichever source
+// stores that URL. It fails wrapping storage.ErrNotFound when none does.
+func (s *Server) keptPage(ctx context.Context, src int, dr *storage.Drop) (*storage.Page, int, error) {
+	s.setMu.Lock()
+	ref, ok, err := s.set.KeptPage(src, dr)
+	s.setMu.Unlock()
+	if err != nil {
+		return nil, 0, err
+	}
+	if !ok {
+		return nil, 0, fmt.Errorf("%s is stored in none of the data directories read (%s): serve the directory of the worker that stored it too (--data): %w",
+			dr.DuplicateOfURL, strings.Join(s.dirNames(), ", "), storage.ErrNotFound)
+	}
+	p, err := s.opts.Sources[ref.Dir].Store.Get(ctx, ref.ID)
+	if err != nil {
+		return nil, 0, fmt.Errorf("page %d: %w", ref.ID, err)
+	}
+	return p, ref.Dir, nil
+}
+
+// dirNames is the sources' directories, in order.
+func (s *Server) dirNames() []string {
+	names := make([]string, len(s.opts.Sources))
+	for i, d := range s.opts.Sources {
+		names[i] = d.Dir
+	}
+	return names
 }
 
 // page is what every template gets.

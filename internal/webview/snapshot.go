@@ -1,10 +1,13 @@
 package webview
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/simcrawl/simcrawl/contentseen"
@@ -30,10 +33,12 @@ type snapshot struct {
 
 	stored, thin, exact, near int
 	failed, skipped, pending  int
+	dirs                      []dirCounts // per source, in order
+	elsewhere                 int         // drops of pages no source stores
 
 	pages    []map[uint64]pageHead // per source: stored pages with drops, by ID
 	drops    []dropHead            // every drop, by source then drop ID
-	clusters []cluster             // every stored page with drops, by source then page ID
+	clusters []cluster             // every stored page with drops, by source then page ID; then pages no source stores, by URL
 	hosts    []hostRow             // by host name
 	hostKeys []string              // hosts with drops, for the filter
 
@@ -54,11 +59,19 @@ type pageHead struct {
 	lowerURL, lowerTit string // for the search box
 }
 
+// dirCounts is one source's own counts, for the overview of several.
+type dirCounts struct {
+	Dir                       string
+	Stored, Thin, Exact, Near int
+	Failed, Skipped, Pending  int
+}
+
 type dropHead struct {
 	Src                int
 	ID                 uint64
 	URL, Title, Host   string
 	DupOf              uint64
+	DupOfURL           string // the page's URL when another worker stored it (storage.Drop.DuplicateOfURL)
 	Distance           int
 	Reason             string
 	FP, MatchedFP      uint64
@@ -69,10 +82,20 @@ type dropHead struct {
 	lowerURL, lowerTit string // for the search box
 }
 
+// cluster is a stored page and its drops, from any source: page Page of
+// source Src, or, when Elsewhere is set, the page the drops name by that
+// URL, which no source stores (a worker's directory was not given).
 type cluster struct {
-	Src   int
-	Page  uint64
-	drops []int // indexes into snapshot.drops
+	Src       int
+	Page      uint64
+	Elsewhere string
+	drops     []int // indexes into snapshot.drops, in order
+}
+
+// clusterKey is what cluster identifies.
+type clusterKey struct {
+	page      crawler.PageRef
+	elsewhere string
 }
 
 type hostRow struct {
@@ -101,9 +124,12 @@ type skipRow struct {
 // timelineBins is how many bars the pages-per-second chart has at most.
 const timelineBins = 60
 
-// build reads every source into a new snapshot. defaultK is used when no
-// source records the k its drops were judged with.
-func build(ctx context.Context, srcs []*crawler.Data, defaultK int) (*snapshot, error) {
+// build reads every source into a new snapshot, as one crawl: a drop
+// joins the cluster of the page it duplicates in whichever source stores
+// it (set.KeptPage, called under setMu: a DataSet is for one goroutine).
+// defaultK is used when no source records the k its drops were judged
+// with.
+func build(ctx context.Context, set *crawler.DataSet, setMu *sync.Mutex, defaultK int) (*snapshot, error) {
 	start := time.Now()
 	s := &snapshot{k: defaultK}
 	hosts := map[string]*hostRow{}
@@ -116,7 +142,9 @@ func build(ctx context.Context, srcs []*crawler.Data, defaultK int) (*snapshot, 
 	var fps []contentseen.Fingerprint
 	var times []time.Time
 	dropHosts := map[string]bool{}
-	for src, d := range srcs {
+	byKey := map[clusterKey][]int{}
+	for src, d := range set.Dirs {
+		dc := dirCounts{Dir: d.Dir}
 		if k, ok, err := d.K(); err != nil {
 			return nil, err
 		} else if ok && !s.kKnown {
@@ -133,7 +161,7 @@ func build(ctx context.Context, srcs []*crawler.Data, defaultK int) (*snapshot, 
 		if err != nil {
 			return nil, fmt.Errorf("webview: %s: %w", d.Dir, err)
 		}
-		s.pending += fs.Pending + fs.InFlight
+		dc.Pending = fs.Pending + fs.InFlight
 		queued, err := d.Queued()
 		if err != nil {
 			return nil, fmt.Errorf("webview: %s: %w", d.Dir, err)
@@ -144,12 +172,14 @@ func build(ctx context.Context, srcs []*crawler.Data, defaultK int) (*snapshot, 
 		if err := d.FailedItems(func(it frontier.Item) error {
 			s.failures = append(s.failures, failRow{Src: src, URL: it.URL, Reason: it.LastError, Attempts: it.Attempts, Depth: it.Depth})
 			host(frontier.HostKey(it.URL)).Failed++
+			dc.Failed++
 			return nil
 		}); err != nil {
 			return nil, fmt.Errorf("webview: %s: %w", d.Dir, err)
 		}
 		if err := d.Skipped(func(url, reason string) error {
 			s.skips = append(s.skips, skipRow{Src: src, URL: url, Reason: reason})
+			dc.Skipped++
 			return nil
 		}); err != nil {
 			return nil, fmt.Errorf("webview: %s: %w", d.Dir, err)
@@ -157,35 +187,69 @@ func build(ctx context.Context, srcs []*crawler.Data, defaultK int) (*snapshot, 
 
 		// Drops first: then the page headers keep only the pages that
 		// head a cluster.
-		byPage := map[uint64][]int{}
+		var foreign []int // drops naming their page by URL, resolved after the scan
 		if err := d.Store.DropHeaders(ctx, func(dr *storage.Drop) error {
 			h := frontier.HostKey(dr.URL)
 			host(h).Dropped++
 			dropHosts[h] = true
 			if dr.Reason == storage.ReasonExact {
-				s.exact++
+				dc.Exact++
 			} else {
-				s.near++
+				dc.Near++
 				s.nearHist[min(max(dr.Distance, 0), 64)]++
 			}
 			times = append(times, dr.FetchedAt)
-			byPage[dr.DuplicateOf] = append(byPage[dr.DuplicateOf], len(s.drops))
+			if dr.DuplicateOfURL != "" {
+				foreign = append(foreign, len(s.drops))
+			} else {
+				k := clusterKey{page: crawler.PageRef{Dir: src, ID: dr.DuplicateOf}}
+				byKey[k] = append(byKey[k], len(s.drops))
+			}
 			s.drops = append(s.drops, newDropHead(src, dr, h))
 			return nil
 		}); err != nil {
 			return nil, fmt.Errorf("webview: %s: %w", d.Dir, err)
 		}
-		pages := make(map[uint64]pageHead, len(byPage))
+		// Outside the scan's transaction: KeptPage opens its own, and a
+		// read transaction nested in another can wait forever on a live
+		// crawl's commit.
+		resolved := map[string]clusterKey{} // by URL, for this source
+		for _, di := range foreign {
+			dh := &s.drops[di]
+			k, done := resolved[dh.DupOfURL]
+			if !done {
+				setMu.Lock()
+				ref, ok, err := set.KeptPage(src, &storage.Drop{DuplicateOf: dh.DupOf, DuplicateOfURL: dh.DupOfURL})
+				setMu.Unlock()
+				if err != nil {
+					return nil, fmt.Errorf("webview: %w", err)
+				}
+				k = clusterKey{page: ref}
+				if !ok {
+					k = clusterKey{page: crawler.PageRef{Dir: len(set.Dirs)}, elsewhere: dh.DupOfURL}
+				}
+				resolved[dh.DupOfURL] = k
+			}
+			if k.elsewhere != "" {
+				s.elsewhere++
+			}
+			byKey[k] = append(byKey[k], di)
+		}
+		s.dirs = append(s.dirs, dc)
+	}
+	for src, d := range set.Dirs {
+		dc := &s.dirs[src]
+		pages := map[uint64]pageHead{}
 		if err := d.Store.PageHeaders(ctx, func(p *storage.Page) error {
-			s.stored++
+			dc.Stored++
 			host(frontier.HostKey(p.URL)).Stored++
 			times = append(times, p.FetchedAt)
 			if p.Thin {
-				s.thin++
+				dc.Thin++
 			} else {
 				fps = append(fps, contentseen.Fingerprint(p.Fingerprint))
 			}
-			if _, ok := byPage[p.ID]; ok {
+			if _, ok := byKey[clusterKey{page: crawler.PageRef{Dir: src, ID: p.ID}}]; ok {
 				pages[p.ID] = pageHead{URL: p.URL, Title: p.Title, FP: p.Fingerprint, lowerURL: lower(p.URL), lowerTit: lower(p.Title)}
 			}
 			return nil
@@ -193,14 +257,24 @@ func build(ctx context.Context, srcs []*crawler.Data, defaultK int) (*snapshot, 
 			return nil, fmt.Errorf("webview: %s: %w", d.Dir, err)
 		}
 		s.pages = append(s.pages, pages)
-		ids := make([]uint64, 0, len(byPage))
-		for id := range byPage {
-			ids = append(ids, id)
+		s.stored, s.thin, s.exact, s.near = s.stored+dc.Stored, s.thin+dc.Thin, s.exact+dc.Exact, s.near+dc.Near
+		s.pending += dc.Pending
+	}
+	keys := make([]clusterKey, 0, len(byKey))
+	for k := range byKey {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b clusterKey) int {
+		return cmp.Or(cmp.Compare(a.page.Dir, b.page.Dir), cmp.Compare(a.page.ID, b.page.ID), cmp.Compare(a.elsewhere, b.elsewhere))
+	})
+	for _, k := range keys {
+		drops := byKey[k]
+		slices.Sort(drops) // a source's own drops, then those of later sources
+		src := k.page.Dir
+		if k.elsewhere != "" {
+			src = -1
 		}
-		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-		for _, id := range ids {
-			s.clusters = append(s.clusters, cluster{Src: src, Page: id, drops: byPage[id]})
-		}
+		s.clusters = append(s.clusters, cluster{Src: src, Page: k.page.ID, Elsewhere: k.elsewhere, drops: drops})
 	}
 	s.failed = len(s.failures)
 	s.skipped = len(s.skips)
@@ -228,7 +302,7 @@ func build(ctx context.Context, srcs []*crawler.Data, defaultK int) (*snapshot, 
 
 func newDropHead(src int, d *storage.Drop, host string) dropHead {
 	h := dropHead{
-		Src: src, ID: d.ID, URL: d.URL, Title: d.Title, Host: host, DupOf: d.DuplicateOf,
+		Src: src, ID: d.ID, URL: d.URL, Title: d.Title, Host: host, DupOf: d.DuplicateOf, DupOfURL: d.DuplicateOfURL,
 		Distance: d.Distance, Reason: d.Reason, FP: d.Fingerprint, MatchedFP: d.MatchedFingerprint,
 		FetchedAt: d.FetchedAt, Similarity: d.Similarity, Containment: d.Containment,
 		HasSimilarity: d.Similarity > 0 || d.Containment > 0,

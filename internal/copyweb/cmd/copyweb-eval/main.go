@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 
+	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/internal/copyweb"
 )
 
@@ -35,8 +36,12 @@ func run(ctx context.Context, args []string) error {
 	truth := fs.String("truth", "", "write the ground truth (TSV) to this file")
 	k := fs.Int("k", -1, "near-duplicate threshold instead of the default's")
 	layout := fs.String("layout", "", "index layout instead of the default's (a larger k needs one)")
+	curve := fs.Bool("short-curve", false, "print recall and false drops per radius on short-text pairs built from the corpus, instead of crawling")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *curve {
+		return shortCurve(*corpus, *seed)
 	}
 	cfg := copyweb.Bounded
 	if *big {
@@ -82,4 +87,29 @@ func writeTruth(w *copyweb.Web, path string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// shortCurve prints the radius curve of copyweb.ShortPairs under the
+// default options, per bucket of the judged text's feature count.
+func shortCurve(corpus string, seed uint64) error {
+	src, err := copyweb.LoadCorpus(corpus)
+	if err != nil {
+		return err
+	}
+	pairs := copyweb.ShortPairs(src, seed, 3)
+	opts, err := copyweb.CrawlOptions("", "")
+	if err != nil {
+		return err
+	}
+	f, err := contentseen.NewFingerprinter(opts.Features)
+	if err != nil {
+		return err
+	}
+	rows, err := copyweb.RadiusCurve(pairs, f, opts.Thresholds, []int{50, 100, 150, 200, 250, 300, 400},
+		[]int{5, 7, 8, 9, 10, 11, 12, 14})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d short-text pairs from %s, seed %d\n", len(pairs), corpus, seed)
+	return copyweb.WriteCurve(os.Stdout, rows)
 }

@@ -1,0 +1,262 @@
+package redisindex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/simcrawl/simcrawl/contentseen"
+)
+
+// The benchmarks run against the test server (memory only, on this
+// machine: a round trip is a loopback one). Sizes: 1M fingerprints, and 10M
+// with SIMCRAWL_BIG=1. Each reports the server's memory per loaded
+// fingerprint (B/fp, INFO used_memory before and after the load, divided
+// by n) and Redis round trips per operation (rt/op, counted by a client
+// hook: a pipeline or a script is one).
+//
+//	go test -run '^$' -bench . -benchtime 20000x ./contentseen/redisindex/
+
+func benchSizes() []int {
+	if os.Getenv("SIMCRAWL_BIG") != "" {
+		return []int{1_000_000, 10_000_000}
+	}
+	return []int{1_000_000}
+}
+
+// loadedIndex is an index of n random committed entries at radius k,
+// loaded once per process and shared by the benchmarks.
+type loadedIndex struct {
+	name     string
+	fps      []contentseen.Fingerprint // a sample of the loaded ones, for copies
+	bytesPer float64
+}
+
+var (
+	loadedMu sync.Mutex
+	loaded   = map[[2]int]*loadedIndex{}
+)
+
+func benchEntry(r *rand.Rand, i int) contentseen.Entry {
+	e := contentseen.Entry{
+		ID:          fmt.Sprintf("worker-%d/%d", i%8, i),
+		URL:         fmt.Sprintf("https://host%d.example.com/news/2026/11/article-%d.html", i%5000, i),
+		Fingerprint: contentseen.Fingerprint(r.Uint64()),
+	}
+	for j := range e.Digest {
+		e.Digest[j] = byte(r.Uint32())
+	}
+	e.Sketch.Size = r.Uint32N(3000) + 50
+	for j := range e.Sketch.Bins {
+		e.Sketch.Bins[j] = byte(r.Uint32())
+	}
+	return e
+}
+
+func usedMemory(b *testing.B, rdb *redis.Client) int64 {
+	b.Helper()
+	s, err := rdb.Info(context.Background(), "memory").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for line := range strings.Lines(s) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return n
+		}
+	}
+	b.Fatal("INFO memory has no used_memory")
+	return 0
+}
+
+func loadIndex(b *testing.B, n, k int) *loadedIndex {
+	b.Helper()
+	loadedMu.Lock()
+	defer loadedMu.Unlock()
+	if li := loaded[[2]int{n, k}]; li != nil {
+		return li
+	}
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: sharedAddr})
+	defer rdb.Close()
+	li := &loadedIndex{name: newName()}
+	x, err := Open(ctx, rdb, Options{Name: li.name, SharedOptions: contentseen.SharedOptions{K: k}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer x.Close()
+	before := usedMemory(b, rdb)
+	r := rand.New(rand.NewPCG(uint64(n), uint64(k)))
+	start := time.Now()
+	const chunk = 100_000
+	es := make([]contentseen.Entry, 0, chunk)
+	for i := range n {
+		e := benchEntry(r, i)
+		if i%(n/1000) == 0 {
+			li.fps = append(li.fps, e.Fingerprint)
+		}
+		es = append(es, e)
+		if len(es) == chunk || i == n-1 {
+			if err := x.Load(ctx, es); err != nil {
+				b.Fatal(err)
+			}
+			es = es[:0]
+		}
+	}
+	li.bytesPer = float64(usedMemory(b, rdb)-before) / float64(n)
+	b.Logf("loaded %d entries at k=%d in %v: %.0f B/fp of redis memory", n, k, time.Since(start).Round(time.Millisecond), li.bytesPer)
+	for _, key := range x.keys.all[2:] { // where the bytes are: MEMORY USAGE, every field counted
+		m, err := rdb.MemoryUsage(ctx, key, 0).Result()
+		if errors.Is(err, redis.Nil) {
+			continue // no pending entries
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("%s: %.1f B/fp", key, float64(m)/float64(n))
+	}
+	loaded[[2]int{n, k}] = li
+	return li
+}
+
+// rtHook counts round trips: each command or pipeline sent.
+type rtHook struct{ n atomic.Int64 }
+
+func (h *rtHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *rtHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+func (h *rtHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmds)
+	}
+}
+
+// openBench opens the loaded index on a client with a round-trip hook.
+func openBench(b *testing.B, li *loadedIndex, k int) (*Index, *rtHook) {
+	b.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: sharedAddr})
+	b.Cleanup(func() {
+		if err := rdb.Close(); err != nil {
+			b.Error(err)
+		}
+	})
+	x, err := Open(context.Background(), rdb, Options{Name: li.name, SharedOptions: contentseen.SharedOptions{K: k}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := x.Close(); err != nil {
+			b.Error(err)
+		}
+	})
+	h := &rtHook{}
+	rdb.AddHook(h)
+	return x, h
+}
+
+// latencies collects per-operation times and reports p50 and p99.
+type latencies []time.Duration
+
+func (l latencies) report(b *testing.B) {
+	if len(l) == 0 {
+		return
+	}
+	slices.Sort(l)
+	b.ReportMetric(float64(l[len(l)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(l[len(l)*99/100].Microseconds()), "p99-µs")
+}
+
+// BenchmarkLookup is one Lookup of a new fingerprint (nothing within K:
+// one round trip) or of a copy of a loaded one (the candidates' entries
+// read: two).
+func BenchmarkLookup(b *testing.B) {
+	for _, n := range benchSizes() {
+		for _, k := range []int{3, 7} {
+			for _, kind := range []string{"new", "copy"} {
+				b.Run(fmt.Sprintf("n=%.0e/k=%d/%s", float64(n), k, kind), func(b *testing.B) {
+					li := loadIndex(b, n, k)
+					x, h := openBench(b, li, k)
+					r := rand.New(rand.NewPCG(1, 2))
+					ctx := context.Background()
+					lat := make(latencies, 0, 1<<16)
+					b.ReportAllocs()
+					h.n.Store(0)
+					b.ResetTimer()
+					for b.Loop() {
+						fp := contentseen.Fingerprint(r.Uint64())
+						if kind == "copy" {
+							fp = flip(r, li.fps[r.IntN(len(li.fps))], r.IntN(k+1))
+						}
+						t0 := time.Now()
+						if _, _, err := x.Lookup(ctx, fp, [16]byte{}); err != nil {
+							b.Fatal(err)
+						}
+						lat = append(lat, time.Since(t0))
+					}
+					b.StopTimer()
+					b.ReportMetric(float64(h.n.Load())/float64(len(lat)), "rt/op")
+					b.ReportMetric(li.bytesPer, "B/fp")
+					lat.report(b)
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkJudge is the whole check-and-insert of a new page through
+// Redis: Lookup, Claim, Confirm (three round trips).
+func BenchmarkJudge(b *testing.B) {
+	for _, n := range benchSizes() {
+		k := 7
+		b.Run(fmt.Sprintf("n=%.0e/k=%d", float64(n), k), func(b *testing.B) {
+			li := loadIndex(b, n, k)
+			x, h := openBench(b, li, k)
+			r := rand.New(rand.NewPCG(3, uint64(time.Now().UnixNano())))
+			ctx := context.Background()
+			lat := make(latencies, 0, 1<<16)
+			b.ReportAllocs()
+			h.n.Store(0)
+			i := 0
+			b.ResetTimer()
+			for b.Loop() {
+				i++
+				e := benchEntry(r, n+i)
+				t0 := time.Now()
+				v, err := contentseen.Judge(ctx, x, e, func(contentseen.Entry) bool { return false })
+				if err != nil {
+					b.Fatal(err)
+				}
+				if v.Seq == 0 {
+					b.Fatalf("new page not claimed: %+v", v)
+				}
+				if err := x.Confirm(ctx, v.Seq, e.ID); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(h.n.Load())/float64(len(lat)), "rt/op")
+			b.ReportMetric(li.bytesPer, "B/fp")
+			lat.report(b)
+		})
+	}
+}
