@@ -250,11 +250,11 @@ func TestDedupBatchMatchesOneByOne(t *testing.T) {
 	}
 	t.Logf("seed %d (SIMCRAWL_SEED=%d reruns it)", seed, seed)
 	r := rand.New(rand.NewPCG(seed, 1))
-	// Two pairs of rounds (k=3 and k=7), four with SIMCRAWL_BIG=1: every
-	// round takes every path (the set-up checks below: near and exact
-	// drops, skips, every outcome, ties), the rounds differ in their
-	// random batch, byte and transaction limits, drawn anew each run. A
-	// round costs about 2 CPU-s under the race detector.
+	// Two rounds of each kind below (k=3, k=7, k=7 with short 11), four
+	// with SIMCRAWL_BIG=1: every round takes every path (the set-up checks
+	// below: near and exact drops, skips, every outcome, ties), the rounds
+	// of a kind differ in their random batch, byte and transaction limits,
+	// drawn anew each run. A round costs about 2 CPU-s under -race.
 	rounds := 2
 	switch {
 	case testing.Short():
