@@ -38,9 +38,13 @@ type Crawler struct {
 	index    *contentseen.BoltIndex
 	store    *storage.Store
 	frontier *frontier.Frontier
-	dropLog  *storage.DropLog
-	fetcher  *Fetcher
-	fper     *contentseen.Fingerprinter
+	// queue is the frontier the workers drive: frontier, or the shared
+	// queue of a distributed crawl (Options.Distributed).
+	queue   frontier.Queue
+	dist    *distributed // nil unless Options.Distributed is set
+	dropLog *storage.DropLog
+	fetcher *Fetcher
+	fper    *contentseen.Fingerprinter
 
 	metrics    *metrics
 	metricsSrv *metricsServer // nil unless Options.MetricsAddr is set
@@ -171,8 +175,14 @@ func (c *Crawler) openParts(layout contentseen.Layout) error {
 	if err != nil {
 		return fmt.Errorf("crawler: %w", err)
 	}
+	c.queue = c.frontier
 	if err := c.db.Update(func(tx *bolt.Tx) error { return putK(tx, c.k) }); err != nil {
 		return fmt.Errorf("crawler: record k: %w", err)
+	}
+	if c.opts.Distributed != nil {
+		if err := c.openDistributed(); err != nil {
+			return err
+		}
 	}
 	c.dropLog, err = storage.OpenDropLog(c.opts.DropLog)
 	if err != nil {
@@ -265,6 +275,13 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 		c.opts.Logger.Info("failed URLs queued again", "urls", n)
 		c.retriedFailed = n
 	}
+	if c.dist != nil {
+		// Claims a crash left stored but unconfirmed, before anything
+		// else is judged against the shared index.
+		if err := c.confirmStored(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if err := c.addSeeds(ctx); err != nil {
 		return nil, err
 	}
@@ -301,8 +318,18 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	}()
 
 	statusDone := c.startStatus(start)
+	recheckDone := func() {}
+	if c.dist != nil {
+		rctx, stop := context.WithCancel(work)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			c.recheckLoop(rctx)
+		}()
+		recheckDone = func() { stop(); <-done }
+	}
 	var wg sync.WaitGroup
-	errc := make(chan error, c.opts.Parallelism)
+	errc := make(chan error, c.opts.Parallelism+1)
 	for range c.opts.Parallelism {
 		wg.Add(1)
 		go func() {
@@ -314,13 +341,19 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 		}()
 	}
 	wg.Wait()
+	recheckDone()
+	if c.dist != nil {
+		errc <- c.flushConfirmed()
+	}
 	cancelWork()
 	<-drainDone
 	statusDone()
 	close(errc)
 	var errs []error
 	for err := range errc {
-		errs = append(errs, err)
+		if err != nil {
+			errs = append(errs, err)
+		}
 	}
 	sum, serr := c.summary(ctx, start)
 	if err := errors.Join(errs...); err != nil {
@@ -338,7 +371,7 @@ func (c *Crawler) worker(take, work context.Context) error {
 			c.stopTaking()
 			return nil
 		}
-		it, err := c.frontier.Next(take)
+		it, err := c.queue.Next(take)
 		if errors.Is(err, frontier.ErrDrained) || take.Err() != nil {
 			return nil
 		}
@@ -367,7 +400,7 @@ func (c *Crawler) addSeeds(ctx context.Context) error {
 		}
 		items = append(items, frontier.Item{URL: cu, Seed: true})
 	}
-	if _, err := c.frontier.Add(ctx, items...); err != nil {
+	if _, err := c.queue.Add(ctx, items...); err != nil {
 		return fmt.Errorf("crawler: add seeds: %w", err)
 	}
 	return nil

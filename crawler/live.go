@@ -14,4 +14,4 @@ func (c *Crawler) LiveData() *Data {
 // HostDelay returns the gap the running crawl keeps between requests to
 // host (frontier.HostKey): the configured delay, or a robots.txt
 // Crawl-delay when larger. Safe for concurrent use.
-func (c *Crawler) HostDelay(host string) time.Duration { return c.frontier.HostDelay(host) }
+func (c *Crawler) HostDelay(host string) time.Duration { return c.queue.HostDelay(host) }

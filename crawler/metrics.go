@@ -93,10 +93,10 @@ func newMetrics(c *Crawler) *metrics {
 		counter("simcrawl_fetch_retries_total", "Fetches that failed and were queued again for a retry.", nil, c.stats.retries.Load),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "simcrawl_frontier_urls", Help: frontierHelp, ConstLabels: prometheus.Labels{"state": "pending"},
-		}, func() float64 { return float64(c.frontier.Stats().Pending) }),
+		}, func() float64 { return float64(c.queue.Stats().Pending) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "simcrawl_frontier_urls", Help: frontierHelp, ConstLabels: prometheus.Labels{"state": "in_flight"},
-		}, func() float64 { return float64(c.frontier.Stats().InFlight) }),
+		}, func() float64 { return float64(c.queue.Stats().InFlight) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "simcrawl_index_fingerprints",
 			Help: "Fingerprints in the ContentSeen index (stored, non-thin pages of all runs).",

@@ -77,6 +77,10 @@ type Options struct {
 	// serving Prometheus metrics at /metrics until Close (port 0: any free
 	// port, see Crawler.MetricsAddr).
 	MetricsAddr string
+
+	// Distributed, when set, makes this crawl one worker of a crawl shared
+	// by many processes (see Distributed); nil is the single-process crawl.
+	Distributed *Distributed
 }
 
 func (o *Options) setDefaults() {
@@ -153,6 +157,9 @@ func (o *Options) validate() error {
 				errs = append(errs, fmt.Errorf("crawler: scope %s entry %q is %s: write a host name, as example.org (its subdomains come with it)", ds.key, d, why))
 			}
 		}
+	}
+	if o.Distributed != nil {
+		errs = append(errs, o.Distributed.validate(o)...)
 	}
 	if o.DropLog != "" && o.DataDir != "" && !dropLogDirOK(o.DropLog, o.DataDir) {
 		errs = append(errs, fmt.Errorf("crawler: drop log %s: no directory %s", o.DropLog, filepath.Dir(o.DropLog)))

@@ -67,6 +67,9 @@ func (c *Crawler) process(ctx context.Context, it frontier.Item) error {
 	case outcome != "":
 		return c.done(ctx, it, outcome)
 	}
+	if c.dist != nil {
+		return c.commitShared(ctx, p)
+	}
 	return c.commit(p)
 }
 
@@ -254,6 +257,9 @@ func (c *Crawler) aliasTx(tx *bolt.Tx, p *page) (bool, error) {
 // maxPagesReached reports whether MaxPages pages are stored, counting the
 // pages of earlier runs on the same data directory.
 func (c *Crawler) maxPagesReached() bool {
+	if c.dist != nil && c.dist.Budget != nil {
+		return c.dist.exhausted.Load() // the crawl's budget, shared by its workers
+	}
 	return c.opts.MaxPages > 0 && c.storedBefore+c.stats.stored.Load() >= int64(c.opts.MaxPages)
 }
 
@@ -296,24 +302,46 @@ func (c *Crawler) dropRecord(p *page, orig *storage.Page, v *verdict) *storage.D
 // for `crawl dups show`; commit then writes the drop-log line), links
 // followed only for seeds (a user listed them on purpose).
 func (c *Crawler) dropTx(tx *bolt.Tx, p *page, r *storage.DropRecord) error {
+	if err := c.putDropTx(tx, p, r); err != nil {
+		return err
+	}
+	return c.finishTx(tx, p, dropOutcome(r), p.item.Seed)
+}
+
+// putDropTx records drop r of p in the store.
+func (c *Crawler) putDropTx(tx *bolt.Tx, p *page, r *storage.DropRecord) error {
 	d := &storage.Drop{
 		URL: r.URL, FinalURL: r.FinalURL, Title: r.Title, Depth: r.Depth, FetchedAt: r.Time,
 		DuplicateOf: r.DuplicateOfID, Distance: r.Distance, Reason: r.Reason,
 		Fingerprint: r.Fingerprint, MatchedFingerprint: r.MatchedFingerprint, Text: p.doc.Text,
 		Similarity: r.Similarity, Containment: r.Containment,
 	}
-	if err := c.store.PutDropTx(tx, d); err != nil {
-		return err
+	if r.DuplicateOfWorker != "" {
+		d.DuplicateOfWorker, d.DuplicateOfURL = r.DuplicateOfWorker, r.DuplicateOf
 	}
-	outcome := outcomeNear
+	return c.store.PutDropTx(tx, d)
+}
+
+// dropOutcome is the frontier outcome of drop r.
+func dropOutcome(r *storage.DropRecord) string {
 	if r.Reason == reasonExact {
-		outcome = outcomeExact
+		return outcomeExact
 	}
-	return c.finishTx(tx, p, outcome, p.item.Seed)
+	return outcomeNear
 }
 
 func (c *Crawler) storeTx(tx *bolt.Tx, p *page) error {
-	sp := &storage.Page{
+	outcome, err := c.putPageTx(tx, p, 0)
+	if err != nil {
+		return err
+	}
+	return c.finishTx(tx, p, outcome, true)
+}
+
+// putPageTx stores p under id (0: the store's next) with its sketch, adds
+// it to the index unless it is thin, and returns the page's outcome.
+func (c *Crawler) putPageTx(tx *bolt.Tx, p *page, id uint64) (string, error) {
+	sp := &storage.Page{ID: id,
 		URL: p.item.URL, FinalURL: p.resp.FinalURL, Status: p.resp.Status,
 		ContentType: p.resp.ContentType, FetchedAt: p.resp.FetchedAt, Depth: p.item.Depth,
 		Title: p.doc.Title, Text: p.doc.Text, Lang: p.doc.Lang,
@@ -323,25 +351,24 @@ func (c *Crawler) storeTx(tx *bolt.Tx, p *page) error {
 	if !p.thin && !c.opts.ContentSeenOff {
 		sk, err := p.sketch.MarshalBinary()
 		if err != nil {
-			return err
+			return "", err
 		}
 		sp.Sketch = sk
 	}
 	id, err := c.store.PutTx(tx, sp)
 	if err != nil {
-		return err
+		return "", err
 	}
-	outcome := outcomeStored
 	switch {
 	case p.thin:
-		outcome = outcomeThin
+		return outcomeThin, nil
 	case c.opts.ContentSeenOff:
 	default:
 		if err := c.index.AddTx(tx, id, p.fp); err != nil {
-			return err
+			return "", err
 		}
 	}
-	return c.finishTx(tx, p, outcome, true)
+	return outcomeStored, nil
 }
 
 // finishTx marks the URL done and, when follow is set and the page allows
@@ -463,7 +490,7 @@ func (c *Crawler) fetchFailed(ctx context.Context, it frontier.Item, err error) 
 			level = slog.LevelInfo
 		}
 		c.opts.Logger.Log(ctx, level, "retry", "url", it.URL, "attempt", it.Attempts+1, "after", wait, "error", err)
-		if rerr := c.frontier.Retry(ctx, it, wait, err.Error()); rerr != nil {
+		if rerr := c.lostLease(c.queue.Retry(ctx, it, wait, err.Error()), it); rerr != nil {
 			return fmt.Errorf("crawler: retry %s: %w", it.URL, rerr)
 		}
 		return nil
@@ -486,14 +513,14 @@ func (c *Crawler) backoff(attempts int, retryAfter time.Duration) time.Duration 
 
 func (c *Crawler) fail(ctx context.Context, it frontier.Item, reason string) error {
 	c.opts.Logger.Info("failed", "url", it.URL, "reason", reason)
-	if err := c.frontier.Fail(ctx, it, reason); err != nil {
+	if err := c.lostLease(c.queue.Fail(ctx, it, reason), it); err != nil {
 		return fmt.Errorf("crawler: record failure of %s: %w", it.URL, err)
 	}
 	return nil
 }
 
 func (c *Crawler) done(ctx context.Context, it frontier.Item, outcome string) error {
-	if err := c.frontier.Done(ctx, it, outcome); err != nil {
+	if err := c.lostLease(c.queue.Done(ctx, it, outcome), it); err != nil {
 		return fmt.Errorf("crawler: mark %s done: %w", it.URL, err)
 	}
 	return nil
@@ -517,7 +544,7 @@ func (c *Crawler) applyCrawlDelay(ctx context.Context, rawURL string) error {
 	c.robotsDone.Store(host, struct{}{})
 	if d > 0 {
 		capped := min(d, c.opts.MaxCrawlDelay)
-		c.frontier.SetHostDelay(host, capped)
+		c.queue.SetHostDelay(host, capped)
 		c.opts.Logger.Info("robots.txt crawl-delay", "host", host, "delay", capped)
 	}
 	return nil

@@ -29,7 +29,7 @@ type Stats struct {
 
 // Stats returns the current figures of this run.
 func (c *Crawler) Stats(start time.Time) Stats {
-	fs := c.frontier.Stats()
+	fs := c.queue.Stats()
 	return Stats{
 		Fetched: c.stats.fetched.Load(), Stored: c.stats.stored.Load(), Thin: c.stats.thin.Load(),
 		DroppedExact: c.stats.exact.Load(), DroppedNear: c.stats.near.Load(),
@@ -113,7 +113,7 @@ type HostCount struct {
 
 func (c *Crawler) summary(ctx context.Context, start time.Time) (*Summary, error) {
 	ctx = context.WithoutCancel(ctx)
-	s := &Summary{Run: c.Stats(start), DataDir: c.opts.DataDir, DropLog: c.opts.DropLog, Frontier: c.frontier.Stats(),
+	s := &Summary{Run: c.Stats(start), DataDir: c.opts.DataDir, DropLog: c.opts.DropLog, Frontier: c.queue.Stats(),
 		RetriedFailed: c.retriedFailed}
 	var err error
 	s.Pages, s.Drops, err = c.store.Counts(ctx)

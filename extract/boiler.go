@@ -24,10 +24,8 @@ const maxBoilerRunes = 100
 // and "Tags", not "Tagsüber".
 var boilerPrefixes = map[string][]string{}
 
-func init() {
-	for _, group := range []string{
-		// related and further reading
-		`related|related posts|related articles|related stories|related content|read more|read also|read next|see also|more from|more on this|more stories|you may also like|you might also like|recommended for you|trending now|most popular|most read
+// relatedPhrases head "related" and "read more" blocks; see relatedHead.
+const relatedPhrases = `related|related posts|related articles|related stories|related content|read more|read also|read next|see also|more from|more on this|more stories|you may also like|you might also like|recommended for you|trending now|most popular|most read
 		mehr zum thema|mehr zu|mehr aus|mehr von|auch interessant|das könnte sie auch interessieren|das könnte dich auch interessieren|das könnte ihnen auch gefallen|lesen sie auch|lesen sie mehr|weitere artikel|weitere beiträge|weitere informationen|weitere infos|weitere tourentipps|siehe auch|zum weiterlesen|weiterlesen|schon gelesen|neueste artikel|neueste beiträge|ähnliche artikel|ähnliche beiträge|beiträge zum thema|artikel zum thema|heute empfehlen wir|empfehlungen|entdecke weitere|lade weitere
 		à lire aussi|a lire aussi|lire aussi|lire la suite|voir aussi|sur le même sujet|dans la même rubrique|articles similaires|articles liés|et vidéos sur le sujet
 		le puede interesar|te puede interesar|también te puede interesar|lee también|leer más|ver también|noticias relacionadas|artículos relacionados|más noticias|mira lo que tiene
@@ -35,8 +33,12 @@ func init() {
 		czytaj też|czytaj także|czytaj więcej|zobacz też|zobacz także|polecamy
 		leggi anche|potrebbe interessarti|articoli correlati
 		читайте также|смотрите также|похожие статьи|по теме|читать далее
-		ähnliche themen|empfohlene beiträge|empfohlene artikel|mehr themen|noch mehr infos|das thema könnte|weiterführender link|weiterführende links|vorschau auf den nächsten artikel|entdecken sie jetzt|ezek is érdekelhetnek|más información|plus d'infos
-		相关阅读|相关文章|相关新闻|相关推荐|延伸阅读|推荐阅读|猜你喜欢|热门推荐|热点推荐|相關閱讀|相關文章|延伸閱讀`,
+		ähnliche themen|ähnliche neuigkeiten|verwandte artikel|verwandte beiträge|verwandte themen|empfohlene beiträge|empfohlene artikel|mehr themen|noch mehr infos|das thema könnte|weiterführender link|weiterführende links|vorschau auf den nächsten artikel|entdecken sie jetzt|ezek is érdekelhetnek|más información|plus d'infos
+		相关阅读|相关文章|相关新闻|相关推荐|相关内容|相关报道|相关链接|相关专题|延伸阅读|推荐阅读|猜你喜欢|热门推荐|热点推荐|精彩推荐|编辑推荐|为你推荐|为您推荐|大家都在看|热门文章|更多精彩|相關閱讀|相關文章|相關新聞|相關內容|相關報導|延伸閱讀|推薦閱讀|精彩推薦|熱門推薦`
+
+func init() {
+	for _, group := range []string{
+		relatedPhrases,
 		// captions, credits, sources
 		`foto|fotos|photo|photos|bild|titelbild|bildquelle|bildnachweis|image|images|picture|credit|credits|photo credit|quelle|źródło|fuente|crédit|crédits|crédito|créditos|фото|источник|图片来源|图片|来源|來源|©|(c)|copyright
 		getty images|shutterstock|istock|imago|dpa|reuters|afp|unsplash|beitragsbild|abbildung|quellenangaben|quellen|originalartikel|zusatzinformationen`,
@@ -91,9 +93,10 @@ func boilerLine(line string) bool {
 	}
 	lower := strings.ToLower(line)
 	if n > maxBoilerRunes {
-		// Copyright notices and cookie notes run longer.
+		// Copyright notices, cookie notes and paywall notes run longer.
 		return strings.HasPrefix(lower, "©") || strings.HasPrefix(lower, "copyright") ||
-			strings.Contains(lower, "cookie") && containsAny(lower, cookieNotes) || containsAny(lower, postMeta)
+			strings.Contains(lower, "cookie") && containsAny(lower, cookieNotes) || containsAny(lower, postMeta) ||
+			n <= 2*maxBoilerRunes && hasAnyPrefix(lower, paywallNotes) || containsAny(lower, followNotes)
 	}
 	r, _ := utf8.DecodeRuneInString(lower)
 	for _, p := range boilerPrefixes[string(r)] {
@@ -121,7 +124,27 @@ func boilerLine(line string) bool {
 		}
 		return true
 	}
-	return dateLine(lower) || creditLine(lower) || teaserEnd(lower)
+	return dateLine(lower) || creditLine(lower) || teaserEnd(lower) || containsAny(lower, followNotes)
+}
+
+// followNotes are the words of a "follow us" note, inside a line or a
+// short paragraph ("Subscribe to our newsletter and follow us on
+// Facebook", an author's "You can keep up with me on Twitter"). A
+// sentence about someone else's followers says "follow him", not "us".
+var followNotes = []string{"follow us on", "follow me on", "keep up with me on", "keep up with us on", "folgen sie uns auf", "folgt uns auf", "folge uns auf", "folge mir auf", "suivez-nous sur", "suivez-moi sur", "síguenos en", "siga-nos no", "siga-nos nas", "seguici su", "obserwuj nas na", "подписывайтесь на нас"}
+
+// paywallNotes start a paywall's notice, which may run to two sentences
+// ("To view the full story, please subscribe to The Times. You can
+// choose ..."); no article sentence starts so.
+var paywallNotes = []string{"to view the full story", "to continue reading", "if you're seeing this message", "if you’re seeing this message", "already a subscriber", "pour lire la suite de cet article", "möchten sie weiterlesen", "para seguir leyendo", "para continuar leyendo"}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // teaserEnds are the words rxTeaserEnd ends with; the regexp runs only
@@ -253,21 +276,144 @@ func dateLine(lower string) bool {
 	return named && digits
 }
 
-// dropBoilerLines removes boilerplate lines from rendered text. When every
-// line would go, the text is kept as it is: a page with text never yields
-// none.
+// Related blocks. A "related" heading is followed by the headlines it
+// introduces, each a short line of its own; when the links are gone
+// (script-opened teasers) or were never marked, the headlines still
+// survive the markup cleaning, and they differ between two sites running
+// one story. A line that is only such a heading ("相关内容", "Lesen Sie
+// auch:", "APP精彩推荐") drops the run of short lines after it, up to the
+// first line that reads as prose.
+
+// relatedHeads are the relatedPhrases that head a block of headlines;
+// notHeads are those that are rather a "continue reading" link or head
+// information of the article's own ("weitere Informationen").
+var relatedHeads = map[string]bool{}
+
+const notHeads = `read more|lire la suite|weiterlesen|zum weiterlesen|leer más|leia mais|czytaj więcej|читать далее|lesen sie mehr|lade weitere|mira lo que tiene|saiba mais|más información|plus d'infos|weitere informationen|weitere infos|noch mehr infos|mehr zu|mehr von|mehr aus|empfehlungen|entdecken sie jetzt`
+
+// hanHeads are the Chinese related phrases, which also head a block after
+// a few characters of their own ("APP精彩推荐", "本周热门推荐").
+var hanHeads []string
+
+// relatedFirst are the first letters of relatedHeads.
+var relatedFirst = map[rune]bool{}
+
+func init() {
+	skip := map[string]bool{}
+	for _, p := range strings.Split(notHeads, "|") {
+		skip[p] = true
+	}
+	for _, p := range strings.FieldsFunc(relatedPhrases, func(r rune) bool { return r == '|' || r == '\n' || r == '\t' }) {
+		if skip[p] {
+			continue
+		}
+		relatedHeads[p] = true
+		r, _ := utf8.DecodeRuneInString(p)
+		relatedFirst[r] = true
+		if cjkRune(p) {
+			hanHeads = append(hanHeads, p)
+		}
+	}
+}
+
+// maxHanHeadRunes is the length up to which a line ending with a Chinese
+// related phrase is a heading.
+const maxHanHeadRunes = 12
+
+// relatedHead reports whether line is only a "related" heading. It runs
+// on every line: the map is consulted only for lines whose first letter
+// starts some heading, the Chinese phrases only for lines ending in Han.
+func relatedHead(line string) bool {
+	if len(line) > 120 {
+		return false // a sentence: not trimmed for nothing
+	}
+	line = strings.Trim(line, " \t-–—•·|»>*#:：»›+")
+	if line == "" || len(line) > 80 {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(line)
+	if relatedFirst[unicode.ToLower(r)] && relatedHeads[strings.ToLower(line)] {
+		return true
+	}
+	last, _ := utf8.DecodeLastRuneInString(line)
+	if !unicode.Is(unicode.Han, last) || utf8.RuneCountInString(line) > maxHanHeadRunes {
+		return false
+	}
+	for _, p := range hanHeads {
+		if strings.HasSuffix(line, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxHeadlineRunes and maxHanHeadlineRunes are the lengths above which a
+// line is not a headline in a related block.
+const (
+	maxHeadlineRunes    = 100
+	maxHanHeadlineRunes = 40
+)
+
+// headlineLine reports whether line could be a headline of a related
+// block: short, and not a sentence ending with a full stop.
+func headlineLine(line string) bool {
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return true
+	}
+	n := utf8.RuneCountInString(line)
+	if n > maxHeadlineRunes {
+		return false
+	}
+	han := 0
+	for _, r := range line {
+		if unicode.Is(unicode.Han, r) {
+			han++
+		}
+	}
+	if 2*han > n && n > maxHanHeadlineRunes {
+		return false
+	}
+	return !strings.HasSuffix(line, ".") && !strings.HasSuffix(line, "。")
+}
+
+// dropBoilerLines removes boilerplate lines from rendered text, and the
+// headlines under a related heading. When every line would go, the text
+// is kept as it is: a page with text never yields none.
 func dropBoilerLines(text string) string {
 	var b strings.Builder
 	kept := false
-	for line := range strings.SplitSeq(text, "\n") {
+	emit := func(line string) {
 		if boilerLine(line) {
-			continue
+			return
 		}
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
 		b.WriteString(line)
 		kept = kept || strings.TrimSpace(line) != ""
+	}
+	// related: in the headlines under a related heading; last: the last
+	// of them, which is the heading of the next section when prose
+	// follows it (a "See also" whose links the cleaning removed, then
+	// "Footnotes").
+	related, last := false, ""
+	for line := range strings.SplitSeq(text, "\n") {
+		if relatedHead(line) {
+			related, last = true, ""
+			continue
+		}
+		if related && headlineLine(line) {
+			if strings.TrimSpace(line) != "" {
+				last = line
+			}
+			continue
+		}
+		if related && last != "" {
+			emit(last)
+		}
+		related, last = false, ""
+		emit(line)
 	}
 	if !kept {
 		return text

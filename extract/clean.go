@@ -152,7 +152,9 @@ func (c *cleaner) drop(n *html.Node) bool {
 	case markSoft:
 		return !c.mostText(n) && !prose(n)
 	case markNav:
-		return !c.mostText(n) && hasAnchor(n)
+		// A shop's "tab-menu" of description tabs holds the product's
+		// prose; a menu has none.
+		return !c.mostText(n) && hasAnchor(n) && !prose(n)
 	}
 	return false
 }

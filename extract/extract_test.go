@@ -171,12 +171,15 @@ func TestBoilerLine(t *testing.T) {
 		"责任编辑：张三":                              true,
 		"Impressum":                            true,
 		"By Jane Doe":                          true,
-		"By the time the court met, the decision had already been leaked to the press.":            false,
-		"Comments on the draft were due in May, and the agency received several thousand of them.": false,
-		"来源于民间的说法并不可靠":                                                                             false,
-		"Tagsüber bleibt es trocken.":                                                              false,
-		"print(x)":                                                                                 false,
-		"The meeting on Monday 4 May":                                                              false,
+		"Our editor writes about gardens and rivers. You can keep up with me on Twitter: @valley_ed":                             true,
+		"More than two million people follow him on Instagram, where he posts a video from the farm every day.":                  false,
+		"To view the full story, please subscribe to The Valley Ledger. You can choose an annual subscription or a weekly pass.": true,
+		"By the time the court met, the decision had already been leaked to the press.":                                          false,
+		"Comments on the draft were due in May, and the agency received several thousand of them.":                               false,
+		"来源于民间的说法并不可靠":                false,
+		"Tagsüber bleibt es trocken.": false,
+		"print(x)":                    false,
+		"The meeting on Monday 4 May": false,
 	} {
 		if got := boilerLine(line); got != want {
 			t.Errorf("boilerLine(%q) = %v, want %v", line, got, want)
@@ -330,6 +333,70 @@ func TestArticleBoilerplateInsideContent(t *testing.T) {
 	for _, gone := range []string{"Anna Muster", "janeiro", "Mehr zum Thema", "Kommentare", "JavaScript"} {
 		if strings.Contains(d.Text, gone) {
 			t.Errorf("text keeps %q:\n%s", gone, d.Text)
+		}
+	}
+}
+
+// Own fixture: a shop page whose product description sits in a
+// "tab-menu" of description tabs (a navigation marker), with less than
+// half of the page's text; a real menu of links beside it still goes.
+func TestProseInNavMarkedElementSurvives(t *testing.T) {
+	para := strings.Repeat("The pale rosé smells of red berries and citrus and ends soft and long. ", 4)
+	src := `<html><body><div class="menu"><a href="/a">Red wine</a> <a href="/b">White wine</a> <a href="/c">Sparkling</a></div>
+		<div class="product"><h1>Valley Rosé 2015</h1><p>Price 7,49 € per bottle</p>
+		<table class="details">` + strings.Repeat("<tr><td>Grape variety and region of origin</td><td>Zinfandel, Napa Valley, California</td></tr>", 8) + `</table></div>
+		<div class="tab-menu--product"><a href="#d">Description</a> <a href="#r">Reviews</a>
+		<div class="tab-content"><p>` + para + `</p><p>` + para + ` <a href="/lexicon/rose">Rosé</a></p></div></div>
+		</body></html>`
+	d, err := ExtractBytes([]byte(src), "text/html", testURL, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.Text, "smells of red berries") {
+		t.Errorf("text lacks the description:\n%s", d.Text)
+	}
+	if strings.Contains(d.Text, "Sparkling") {
+		t.Errorf("text keeps the menu:\n%s", d.Text)
+	}
+}
+
+// Own fixture: related blocks whose headlines are not links (script-opened
+// teasers) or whose links are too few to make the block link-dense: the
+// headlines go with their heading, in Chinese and German; the heading of
+// the next section, followed by prose, stays.
+func TestRelatedHeadlinesDropped(t *testing.T) {
+	zh := strings.Repeat("新修的图书馆周六开放，市民可以凭身份证免费借阅图书和期刊，馆内还设有儿童阅览区。", 4)
+	de := strings.Repeat("Der Gemeinderat hat am Dienstag beschlossen, die alte Mühle als Bibliothek wieder zu öffnen. ", 3)
+	for _, tt := range []struct {
+		src        string
+		want, gone []string
+	}{
+		{`<html><body><div class="content"><p>` + zh + `</p><p>` + zh + `</p>
+			<section class="ymw-list"><h4><span>APP精彩推荐</span></h4><ul>
+			<li><h5>谁说长腿就好看？本周囧图</h5><a class="open-app"></a></li>
+			<li><h5>独家探营：背后的好声音</h5><a class="open-app"></a></li></ul></section>
+			<section class="ymw-list"><h4><span>相关内容</span></h4><ul>
+			<li><h5>江湖最新鲜 用爱帮助词条回家</h5></li>
+			<li><h5>闲聊提到的问题专场答疑</h5></li></ul></section></div></body></html>`,
+			[]string{"新修的图书馆"}, []string{"精彩推荐", "囧图", "好声音", "相关内容", "词条回家", "专场答疑"}},
+		{`<html><body><article><p>` + de + `</p><p><b>Lesen Sie auch:</b></p>
+			<p><a href="/x">Neue Radwege</a> im Kreis geplant</p><p>Schwimmbad öffnet im Mai wieder</p>
+			<h2>Die Kosten</h2><p>` + de + `</p></article></body></html>`,
+			[]string{"Der Gemeinderat", "Die Kosten"}, []string{"Lesen Sie auch", "Neue Radwege", "Schwimmbad"}},
+	} {
+		d, err := ExtractBytes([]byte(tt.src), "text/html", testURL, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(d.Text, w) {
+				t.Errorf("text lacks %q:\n%s", w, d.Text)
+			}
+		}
+		for _, g := range tt.gone {
+			if strings.Contains(d.Text, g) {
+				t.Errorf("text keeps %q:\n%s", g, d.Text)
+			}
 		}
 	}
 }

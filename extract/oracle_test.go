@@ -54,9 +54,11 @@ func TestLinkTextIsCollapsedNodeText(t *testing.T) {
 }
 
 // The same on every anchor of the readability and gne-zh pages.
-func TestLinkTextIsCollapsedNodeTextCorpus(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a parse of every corpus page; skipped with -short")
+func TestQualityLinkTextIsCollapsedNodeTextCorpus(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		// Pure functions: nothing for the race detector (see
+		// TestQualityPrefiltersMissNoMatchCorpus).
+		t.Skip("a parse of every corpus page; skipped with -short and -race")
 	}
 	for _, p := range corpusPages(t) {
 		text, _, err := decode(p, "text/html")

@@ -29,7 +29,11 @@ type Drop struct {
 	// crawl dropping a copy of a page another worker stored. DuplicateOf
 	// then names no page of this store. Empty when the page is this
 	// store's (every drop of a crawl on one machine).
-	DuplicateOfURL     string
+	DuplicateOfURL string
+	// DuplicateOfWorker names the worker whose data directory holds that
+	// page (DuplicateOf is its ID there), when the crawl's drop knows it.
+	// Such a drop is not listed by DropsOf: no page of this store has it.
+	DuplicateOfWorker  string
 	Distance           int
 	Reason             string // ReasonExact or ReasonNear
 	Fingerprint        uint64
@@ -66,7 +70,7 @@ func (s *Store) PutDropTx(tx *bolt.Tx, d *Drop) error {
 	r := dropRecord{
 		URL: d.URL, FinalURL: d.FinalURL, Title: d.Title, Depth: d.Depth,
 		FetchedAt: d.FetchedAt, DuplicateOf: d.DuplicateOf, DuplicateOfURL: d.DuplicateOfURL,
-		Distance: d.Distance, Reason: d.Reason, Fingerprint: d.Fingerprint,
+		DuplicateOfWorker: d.DuplicateOfWorker, Distance: d.Distance, Reason: d.Reason, Fingerprint: d.Fingerprint,
 		MatchedFingerprint: d.MatchedFingerprint, Similarity: d.Similarity, Containment: d.Containment,
 	}
 	key := itob(id)
@@ -91,8 +95,10 @@ func (s *Store) PutDropTx(tx *bolt.Tx, d *Drop) error {
 			return fmt.Errorf("storage: index url of drop %d: %w", id, err)
 		}
 	}
-	if err := b.dropBy.Put(append(itob(d.DuplicateOf), key...), nil); err != nil {
-		return fmt.Errorf("storage: index target of drop %d: %w", id, err)
+	if d.DuplicateOfWorker == "" {
+		if err := b.dropBy.Put(append(itob(d.DuplicateOf), key...), nil); err != nil {
+			return fmt.Errorf("storage: index target of drop %d: %w", id, err)
+		}
 	}
 	d.ID = id
 	return nil
@@ -109,6 +115,7 @@ func decodeDrop(b buckets, key, v []byte, withText bool) (*Drop, error) {
 		FetchedAt: r.FetchedAt, DuplicateOf: r.DuplicateOf, DuplicateOfURL: r.DuplicateOfURL, Distance: r.Distance,
 		Reason: r.Reason, Fingerprint: r.Fingerprint, MatchedFingerprint: r.MatchedFingerprint,
 		TextLen: r.TextLen, Similarity: r.Similarity, Containment: r.Containment,
+		DuplicateOfWorker: r.DuplicateOfWorker,
 	}
 	if withText {
 		t, err := getCompressed(b.dropText, key)

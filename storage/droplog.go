@@ -45,9 +45,13 @@ var (
 //
 // It is a plain value, safe to copy and read concurrently.
 type DropRecord struct {
-	Time                            time.Time
-	URL, FinalURL, DuplicateOf      string
-	DuplicateOfID                   uint64
+	Time                       time.Time
+	URL, FinalURL, DuplicateOf string
+	DuplicateOfID              uint64
+	// DuplicateOfWorker names the worker of a distributed crawl whose data
+	// directory holds the page DuplicateOfID; empty when it is this
+	// directory's.
+	DuplicateOfWorker               string
 	Distance                        int
 	Reason                          string
 	Fingerprint, MatchedFingerprint uint64
@@ -59,11 +63,11 @@ type DropRecord struct {
 }
 
 // NewDropRecord is the log line for drop d of the stored page whose URL is
-// duplicateOf.
+// duplicateOf (d.DuplicateOfURL for a page of another worker).
 func NewDropRecord(d *Drop, duplicateOf string) DropRecord {
 	return DropRecord{
 		Time: d.FetchedAt, URL: d.URL, FinalURL: d.FinalURL,
-		DuplicateOf: duplicateOf, DuplicateOfID: d.DuplicateOf,
+		DuplicateOf: duplicateOf, DuplicateOfID: d.DuplicateOf, DuplicateOfWorker: d.DuplicateOfWorker,
 		Distance: d.Distance, Reason: d.Reason,
 		Fingerprint: d.Fingerprint, MatchedFingerprint: d.MatchedFingerprint,
 		Title: d.Title, Depth: d.Depth,
@@ -86,6 +90,9 @@ type dropRecordJSON struct {
 	// Added by the two-stage judge; absent in lines of older versions.
 	Similarity  *float64 `json:"similarity,omitempty"`
 	Containment *float64 `json:"containment,omitempty"`
+	// Added by the distributed crawl: the worker whose data directory
+	// holds duplicate_of_id, when it is not this one.
+	DuplicateOfWorker string `json:"duplicate_of_worker,omitempty"`
 }
 
 // hex16 formats a fingerprint as the contract's 16 lower-case hex digits.
@@ -113,7 +120,7 @@ func (r DropRecord) appendJSON(dst []byte) ([]byte, error) {
 		DuplicateOf: r.DuplicateOf, DuplicateOfID: r.DuplicateOfID,
 		Distance: r.Distance, Reason: r.Reason,
 		Fingerprint: hex16(r.Fingerprint), MatchedFingerprint: hex16(r.MatchedFingerprint),
-		Title: r.Title, Depth: r.Depth,
+		Title: r.Title, Depth: r.Depth, DuplicateOfWorker: r.DuplicateOfWorker,
 	}
 	if r.Similarity > 0 || r.Containment > 0 {
 		sim, cont := round3(r.Similarity), round3(r.Containment)
@@ -155,6 +162,7 @@ func (r *DropRecord) UnmarshalJSON(b []byte) error {
 		Time: t, URL: j.URL, FinalURL: j.FinalURL, DuplicateOf: j.DuplicateOf,
 		DuplicateOfID: j.DuplicateOfID, Distance: j.Distance, Reason: j.Reason,
 		Fingerprint: fp, MatchedFingerprint: mfp, Title: j.Title, Depth: j.Depth,
+		DuplicateOfWorker: j.DuplicateOfWorker,
 	}
 	if j.Similarity != nil {
 		r.Similarity = *j.Similarity

@@ -338,3 +338,14 @@ func (s *Store) URLStoredTx(tx *bolt.Tx, url string) (id uint64, ok bool) {
 	}
 	return btoi(v), true
 }
+
+// LastIDTx returns the largest page ID given out so far (0 in an empty
+// store). A caller that numbers pages itself (PutTx with Page.ID set)
+// starts after it.
+func (s *Store) LastIDTx(tx *bolt.Tx) (uint64, error) {
+	b, err := s.buckets(tx)
+	if err != nil {
+		return 0, err
+	}
+	return b.meta.Sequence(), nil
+}

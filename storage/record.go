@@ -65,6 +65,8 @@ type dropRecord struct {
 	TextLen            int       `json:"text_len"`
 	Similarity         float64   `json:"sim,omitempty"`
 	Containment        float64   `json:"cont,omitempty"`
+	// A page stored by another worker (Drop.DuplicateOfWorker).
+	DuplicateOfWorker string `json:"dup_of_worker,omitempty"`
 }
 
 // encodeRecord returns formatVersion followed by the JSON of v.

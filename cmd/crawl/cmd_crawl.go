@@ -59,13 +59,15 @@ type crawlFlags struct {
 	retryFailed *bool
 	metrics     *string
 	ui          *string
+	backend     *string
 }
 
 // crawlFlagSet returns the crawl's flags, which `crawl --help` lists too.
 func (m *Main) crawlFlagSet() (*flag.FlagSet, *crawlFlags) {
 	fset := m.newFlagSet("crawl")
 	a := &crawlFlags{}
-	a.seeds = fset.String("seeds", "", "seeds file: one URL per line, # comments (required)")
+	a.seeds = fset.String("seeds", "", "seeds file: one URL per line, # comments (required, except for a worker joining a crawl on --backend)")
+	a.backend = fset.String("backend", "", "share the crawl with other workers through the redis server at this URL, e.g. redis://host:6379/0 (overrides the config's backend key)")
 	a.retryFailed = fset.Bool("retry-failed", false, "queue the URLs earlier runs gave up on (crawl failed lists them) again")
 	a.ui = fset.String("ui", "", "serve the web view of this crawl at ADDR while it runs, e.g. "+defaultUIAddr+" (crawl serve shows it afterwards)")
 	a.metrics = fset.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics while crawling, e.g. 127.0.0.1:9090 (overrides the config's metrics key)")
@@ -81,12 +83,21 @@ func (m *Main) runCrawl(ctx context.Context, args []string) error {
 	if fset.NArg() > 0 {
 		return usageErrorf(fset, "unexpected argument %q (the crawl takes its URLs from --seeds FILE)", fset.Arg(0))
 	}
-	if *a.seeds == "" {
-		return usageErrorf(fset, "--seeds FILE is required (one URL per line)")
-	}
 	cfg, err := a.cf.load()
+	if errors.Is(err, errBadBackend) {
+		return &usageError{cmd: "crawl", err: err}
+	}
 	if err != nil {
 		return err
+	}
+	if flagSet(fset, "backend") {
+		cfg.Backend = *a.backend
+		if _, err := parseBackend(cfg.Backend); cfg.Backend != "" && err != nil {
+			return usageErrorf(fset, "--backend: %v", err)
+		}
+	}
+	if *a.seeds == "" && cfg.Backend == "" {
+		return usageErrorf(fset, "--seeds FILE is required (one URL per line)")
 	}
 	if flagSet(fset, "metrics") {
 		cfg.Metrics = *a.metrics // even "": --metrics "" turns the config's off
@@ -94,9 +105,11 @@ func (m *Main) runCrawl(ctx context.Context, args []string) error {
 			return fmt.Errorf("--metrics: %w", err)
 		}
 	}
-	seeds, err := readSeeds(*a.seeds)
-	if err != nil {
-		return err
+	var seeds []string
+	if *a.seeds != "" {
+		if seeds, err = readSeeds(*a.seeds); err != nil {
+			return err
+		}
 	}
 	m.uiAddr = *a.ui
 	return m.crawl(ctx, cfg, seeds, func(o *crawler.Options) { o.RetryFailed = *a.retryFailed })
@@ -105,7 +118,7 @@ func (m *Main) runCrawl(ctx context.Context, args []string) error {
 // crawl runs one crawl and prints its summary. tweak, when not nil, adjusts
 // the crawler options (the demo uses it). With m.uiAddr set it serves the
 // web view of the crawl while it runs.
-func (m *Main) crawl(ctx context.Context, cfg Config, seeds []string, tweak func(*crawler.Options)) error {
+func (m *Main) crawl(ctx context.Context, cfg Config, seeds []string, tweak func(*crawler.Options)) (err error) {
 	opts, err := crawlerOptions(cfg, seeds, m.Stderr)
 	if err != nil {
 		return err
@@ -121,12 +134,34 @@ func (m *Main) crawl(ctx context.Context, cfg Config, seeds []string, tweak func
 			return fmt.Errorf("--ui: %w", err)
 		}
 	}
+	var be *backend
+	if cfg.Backend != "" {
+		if be, err = openBackend(ctx, cfg, &opts); err != nil {
+			if ln != nil {
+				err = errors.Join(err, ln.Close())
+			}
+			return err
+		}
+	}
 	c, err := crawler.Open(opts)
 	if err != nil {
 		if ln != nil {
 			err = errors.Join(err, ln.Close())
 		}
+		if be != nil {
+			// Not Leave: the data directory may be another live worker's
+			// (ErrLocked), whose URLs are leased under the same name.
+			err = errors.Join(err, be.close(context.WithoutCancel(ctx), false))
+		}
 		return err
+	}
+	if be != nil {
+		defer func() {
+			// Leave: this worker's URLs go back to the queue at once.
+			if cerr := be.close(context.WithoutCancel(ctx), true); cerr != nil {
+				err = errors.Join(err, cerr)
+			}
+		}()
 	}
 	stopUI := func() error { return nil }
 	if ln != nil {

@@ -29,6 +29,14 @@ type Config struct {
 	Log         LogConfig         `yaml:"log"`
 	// Metrics is host:port for Prometheus metrics at /metrics; "" = off.
 	Metrics string `yaml:"metrics"`
+	// Backend, when set, is the redis:// URL of the server that shares the
+	// crawl's frontier and ContentSeen index among workers (backend.go).
+	Backend string `yaml:"backend"`
+	// CrawlName namespaces the crawl's keys on the backend.
+	CrawlName string `yaml:"crawl_name"`
+	// BackendLease is how long a worker's URLs and pending claims stay
+	// leased to it after it stops answering.
+	BackendLease Duration `yaml:"backend_lease"`
 }
 
 // ScopeConfig says which URLs the crawl may visit.
@@ -118,7 +126,9 @@ func defaultConfig() Config {
 			Containment:   contentseen.DefaultMinContainment,
 			SizeRatio:     contentseen.DefaultMinSizeRatio,
 		},
-		Store: StoreConfig{KeepDropText: true},
+		Store:        StoreConfig{KeepDropText: true},
+		CrawlName:    "default",
+		BackendLease: Duration(30 * time.Second),
 		Log: LogConfig{
 			Level:          "info",
 			StatusInterval: Duration(5 * time.Second),
@@ -274,6 +284,17 @@ func (c *Config) Validate() error {
 		if _, _, err := net.SplitHostPort(c.Metrics); err != nil {
 			bad("metrics", "want host:port, e.g. 127.0.0.1:9090, got %q", c.Metrics)
 		}
+	}
+	if c.Backend != "" {
+		if _, err := parseBackend(c.Backend); err != nil {
+			errs = append(errs, fmt.Errorf("config: backend: %w", err))
+		}
+	}
+	if !validCrawlName.MatchString(c.CrawlName) {
+		bad("crawl_name", "want 1 to 64 letters, digits, '.', '_' or '-', got %q", c.CrawlName)
+	}
+	if c.BackendLease < Duration(time.Second) {
+		bad("backend_lease", "must be at least 1s, got %v", c.BackendLease)
 	}
 	return errors.Join(errs...)
 }

@@ -37,6 +37,7 @@ var readmeSkips = []struct {
 	{"go run ./internal/copyweb", "the copy-web harness: its own test (internal/copyweb) runs it", false},
 	{"go test -run TestQualityCopies", "the copy-web harness's test, run by the test command", false},
 	{"SIMCRAWL_BIG=1 go test", "the tests at full size (up to an hour)", false},
+	{"--backend redis://crawl-redis.example", "a Redis server of the reader's; the TestBackend tests run workers on a real one", false},
 }
 
 // The README's examples run in order, as a new user would type them in a

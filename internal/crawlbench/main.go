@@ -19,6 +19,12 @@
 // Small pages make many look-ups cheap:
 //
 //	go run ./internal/crawlbench -index 10000000 -pages 70000 -bytes 4000 -links 2
+//
+// With -workers 1,2,4 it measures the distributed crawl instead: the same
+// site crawled by 1, 2 and 4 worker processes sharing one local
+// redis-server, against one process without it (distributed.go):
+//
+//	go run ./internal/crawlbench -workers 1,2,4 -pages 20000 -bytes 8000
 package main
 
 import (
@@ -59,7 +65,25 @@ func run() error {
 	verbose := flag.Bool("v", false, "log progress to stderr")
 	prefill := flag.Int("index", 0, "first bulk-load this many random fingerprints into the crawl's index (in a process of its own), as an earlier crawl of that many pages would have left it")
 	prefillInto := flag.String("prefill-into", "", "internal: only bulk-load -index fingerprints into this data directory's index")
+	workers := flag.String("workers", "", "worker process counts, e.g. 1,2,4: the distributed benchmark on a local redis-server (distributed.go)")
+	distWorker := flag.String("dist-worker", "", "internal: run one worker of the distributed benchmark into this data directory")
+	redisAddr := flag.String("redis", "", "internal: the distributed benchmark's redis-server")
+	seed := flag.String("seed", "", "internal: the distributed benchmark's seed")
 	flag.Parse()
+	if *distWorker != "" {
+		return runDistWorker(*distWorker, *redisAddr, *seed, *par)
+	}
+	if *workers != "" {
+		var counts []int
+		for _, f := range strings.Split(*workers, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				return fmt.Errorf("-workers %q: want counts such as 1,2,4", *workers)
+			}
+			counts = append(counts, n)
+		}
+		return runDistributed(counts, *pages, *size, *par)
+	}
 	if *mode != "on" && *mode != "off" {
 		return fmt.Errorf("-contentseen must be on or off, not %q", *mode)
 	}

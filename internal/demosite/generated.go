@@ -34,6 +34,11 @@ type Generated struct {
 	SlowHost      string
 	PageBytes     int           // approximate page size; 0 = small pages
 	Latency       time.Duration // per request, to let tests stop a crawl mid-way
+	// IndexPage serves / as a list of links to every page, so that a
+	// crawl from / reaches each page at depth 1 whichever copy of a pair
+	// it drops (a copy's links are not followed): the pages reached do
+	// not depend on the crawl's order, as with several workers.
+	IndexPage bool
 
 	served atomic.Int64
 	mu     sync.Mutex
@@ -64,6 +69,17 @@ func (g *Generated) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		http.NotFound(w, r)
+		return
+	}
+	if g.IndexPage && r.URL.Path == "/" {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		var b strings.Builder
+		b.WriteString("<!DOCTYPE html><html><head><title>All stories</title></head><body><ul>")
+		for i := range g.N {
+			fmt.Fprintf(&b, `<li><a href="/p/%d">Story %d</a></li>`, i, i)
+		}
+		b.WriteString("</ul></body></html>")
+		w.Write([]byte(b.String()))
 		return
 	}
 	n, ok := strings.CutPrefix(r.URL.Path, "/p/")

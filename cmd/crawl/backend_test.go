@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"net"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/simcrawl/simcrawl/internal/demosite"
+	"github.com/simcrawl/simcrawl/internal/redistest"
+)
+
+// A malformed backend URL is a usage error (exit 2) naming it, from the
+// flag or from the config; a Redis nobody answers at is exit 1 naming the
+// address.
+func TestBackendBadURLAndUnreachable(t *testing.T) {
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", "http://127.0.0.1:1/\n")
+	for _, args := range [][]string{
+		{"--seeds", seeds, "--backend", "http://localhost:6379/0"},
+		{"--seeds", seeds, "--backend", "redis://:6379/0"},
+		{"--seeds", seeds, "--set", "backend=redis://localhost:6379/zero"},
+		{"--backend", "localhost:6379"},
+	} {
+		args = append(args, "--data", filepath.Join(dir, "data"))
+		_, _, err := run(t, "", args...)
+		var rep bytes.Buffer
+		if status := report(&rep, err); status != exitUsage || !strings.Contains(rep.String(), "backend") {
+			t.Errorf("%q: exit %d, printed %q; want exit 2 naming the backend", args, status, rep.String())
+		}
+	}
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	_, _, err = run(t, "", "--seeds", seeds, "--backend", "redis://"+addr+"/0", "--data", filepath.Join(dir, "data"))
+	var rep bytes.Buffer
+	if status := report(&rep, err); status != exitError || !strings.Contains(rep.String(), "cannot reach redis at "+addr) {
+		t.Errorf("unreachable redis: exit %d, printed %q; want exit 1 naming %s", status, rep.String(), addr)
+	}
+}
+
+// A worker whose crawl-wide settings differ from those the crawl was
+// started with is refused, naming each; another crawl name on the same
+// Redis is another crawl; a worker joining a crawl that does not exist is
+// told to start it with seeds.
+func TestBackendRefusesOtherSettings(t *testing.T) {
+	srv := redistest.Start(t)
+	site := httptest.NewServer(&demosite.Generated{N: 10, IndexPage: true})
+	defer site.Close()
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", site.URL+"/\n")
+	backend := srv.URL(0)
+	base := []string{"--backend", backend, "--set", "fetch.delay=0s", "--set", "log.level=warn"}
+
+	_, _, err := run(t, "", append(base, "--data", filepath.Join(dir, "join-first"))...)
+	if err == nil || !strings.Contains(err.Error(), `holds no crawl "default"`) {
+		t.Errorf("joining a crawl nobody started: %v", err)
+	}
+	if _, _, err := run(t, "", append(base, "--seeds", seeds, "--data", filepath.Join(dir, "a"))...); err != nil {
+		t.Fatalf("first worker: %v", err)
+	}
+	_, _, err = run(t, "", append(base, "--data", filepath.Join(dir, "b"), "--set", "contentseen.k=5", "--set", "fetch.per_host=3")...)
+	for _, want := range []string{`crawl "default" at ` + srv.Addr() + ` was started with other settings`,
+		`contentseen.k is "7" there, "5" here`, `fetch.per_host is "2" there, "3" here`, "crawl_name"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("worker with other settings: %v; want %q", err, want)
+		}
+	}
+	var rep bytes.Buffer
+	if status := report(&rep, err); status != exitError {
+		t.Errorf("worker with other settings: exit %d, want 1", status)
+	}
+	// The same settings join (and find the crawl done); another name is
+	// another crawl, with its own keys.
+	if _, _, err := run(t, "", append(base, "--data", filepath.Join(dir, "b"))...); err != nil {
+		t.Errorf("worker with the same settings: %v", err)
+	}
+	out, _, err := run(t, "", append(base, "--seeds", seeds, "--data", filepath.Join(dir, "c"), "--set", "crawl_name=other", "--set", "contentseen.k=5")...)
+	if err != nil || !strings.Contains(out, "11 pages") {
+		t.Errorf("another crawl name: %v\n%s", err, out)
+	}
+}
+
+func TestBackendConfigErrorsNamed(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.Backend = "redis//x"
+	cfg.CrawlName = "a b"
+	err := cfg.Validate()
+	for _, want := range []string{"config: backend:", "config: crawl_name:"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate: %v; want %q", err, want)
+		}
+	}
+	if !errors.Is(err, errBadBackend) {
+		t.Errorf("Validate: %v does not wrap errBadBackend", err)
+	}
+}
