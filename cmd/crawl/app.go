@@ -51,7 +51,7 @@ func commands() []command {
 		{"fingerprint", "[--features SPEC] [FILE...]",
 			"print the SimHash fingerprint and feature count of files (stdin if none)", (*Main).runFingerprint},
 		{"distance", "[--features SPEC] FILE_A FILE_B",
-			"print the Hamming distance and similarity of two files", (*Main).runDistance},
+			"print the SimHash distance, the sketch similarity and containment of two files, and whether a crawl takes them for copies", (*Main).runDistance},
 		{"extract", "[--json] [--base URL] FILE|URL...",
 			"print what the crawler sees of a page: title, language, charset, text, links", (*Main).runExtract},
 		{"failed", "[--data DIR]... [--json] [--skipped]",

@@ -83,7 +83,7 @@ func TestCrawlCommandEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second crawl: %v", err)
 	}
-	if !strings.Contains(out, "This run: fetched 0,") {
+	if !strings.Contains(out, "decided 0 URLs = stored 0 (0 thin) + dropped 0 exact + 0 near + skipped 0 + errors 0; fetched 0 ") {
 		t.Errorf("rerun of a finished crawl fetched pages:\n%s", out)
 	}
 }
