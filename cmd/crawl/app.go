@@ -110,11 +110,16 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	m.badFlags = nil
 	err := c.run(m, ctx, rest)
 	var ue *usageError
+	var ce *configError
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		return nil
 	case err != nil && m.badFlags != nil && !errors.As(err, &ue):
 		return flagError(m.badFlags, err)
+	case errors.As(err, &ce) && !errors.As(err, &ue):
+		// A mistake in config.yaml or --set: the command's help names
+		// --config and --set.
+		return &usageError{cmd: c.name, err: err}
 	}
 	return err
 }
