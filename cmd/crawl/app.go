@@ -7,11 +7,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
+	"github.com/redis/go-redis/v9"
 	"golang.org/x/term"
 )
 
@@ -90,6 +94,7 @@ func findCommand(name string) (command, bool) {
 // Run runs the command named by args[0]; `crawl --seeds ...` (a flag first)
 // runs the crawl. A mistake in the command line is a *usageError.
 func (m *Main) Run(ctx context.Context, args []string) error {
+	routeRedisLogOnce.Do(func() { redis.SetLogger(redisLogger{}) })
 	if len(args) == 0 {
 		return &usageError{err: errors.New("no command given (try: crawl demo, or crawl --seeds seeds.txt)")}
 	}
@@ -122,6 +127,26 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		return &usageError{cmd: c.name, err: err}
 	}
 	return err
+}
+
+// go-redis logs what its connection pool retries ("failed to dial after 5
+// attempts") to the process's stderr, before the client returns the error
+// the program reports in its own words. Run routes those lines, once for
+// the process, to the crawl's logger at debug level (redisLog; dropped
+// while no crawl runs).
+var (
+	routeRedisLogOnce sync.Once
+	redisLog          atomic.Pointer[slog.Logger] // the running crawl's; set by openBackend
+)
+
+// redisLogger is go-redis's logger (redis.SetLogger). It is safe for
+// concurrent use.
+type redisLogger struct{}
+
+func (redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	if l := redisLog.Load(); l != nil {
+		l.DebugContext(ctx, "redis: "+strings.TrimPrefix(fmt.Sprintf(format, v...), "redis: "))
+	}
 }
 
 // guessCommand returns "; did you mean X?" for the command a mistyped name
