@@ -83,6 +83,7 @@ func TestExitStatus(t *testing.T) {
 		{fmt.Errorf("demo: %w", errNothingFetched), 3},
 		{context.Canceled, 130},
 		{fmt.Errorf("crawl: %w", context.Canceled), 130},
+		{errServeStopped, 130},
 	} {
 		var b bytes.Buffer
 		if got := report(&b, tc.err); got != tc.want {
