@@ -48,7 +48,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"crawl", "--seeds FILE [--config FILE] [--data DIR] [--set key=value]... [--metrics ADDR] [--ui ADDR] [--retry-failed]",
+		{"crawl", "--seeds FILE [--config FILE] [--data DIR] [--set key=value]... [--metrics ADDR] [--ui ADDR] [--retry-failed] [--backend URL]",
 			"crawl from the seed URLs, dropping near-duplicate pages", (*Main).runCrawl},
 		{"demo", "[--data DIR] [--keep]",
 			"serve a small built-in site on 127.0.0.1 and crawl it", (*Main).runDemo},
