@@ -30,7 +30,14 @@ func distWorker(t *testing.T, addr, name, worker string, idx contentseen.Shared,
 	t.Helper()
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	t.Cleanup(func() { rdb.Close() })
-	q, err := redisfrontier.Open(context.Background(), rdb, redisfrontier.Options{Name: name, Worker: worker, Poll: 20 * time.Millisecond,
+	return distWorkerOn(t, rdb, 20*time.Millisecond, name, worker, idx, seeds...)
+}
+
+// distWorkerOn is distWorker with its frontier on the client rdb, polling
+// every poll for URLs other workers queue.
+func distWorkerOn(t *testing.T, rdb redis.UniversalClient, poll time.Duration, name, worker string, idx contentseen.Shared, seeds ...string) *Crawler {
+	t.Helper()
+	q, err := redisfrontier.Open(context.Background(), rdb, redisfrontier.Options{Name: name, Worker: worker, Poll: poll,
 		Options: frontier.Options{PerHostInFlight: 4, PerHostDelay: -1}})
 	if err != nil {
 		t.Fatalf("redisfrontier.Open: %v", err)
