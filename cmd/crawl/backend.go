@@ -67,6 +67,7 @@ func openBackend(ctx context.Context, cfg Config, opts *crawler.Options) (*backe
 	if err != nil {
 		return nil, err
 	}
+	redisLog.Store(opts.Logger) // go-redis's own log lines (see redisLogger)
 	b := &backend{rdb: redis.NewClient(ro)}
 	ok := false
 	defer func() {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -256,5 +257,54 @@ func TestSecondProcessRefused(t *testing.T) {
 	wg.Wait()
 	if g.Served() >= int64(g.N) {
 		t.Errorf("the first crawl fetched all %d pages before the checks ended: they did not run during a crawl", g.N)
+	}
+}
+
+// Ctrl-C is the only way `crawl serve` ends, and it exits 130 as every
+// interrupted command does, saying the web view stopped.
+func TestServeInterruptedExits130(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a crawl process")
+	}
+	site := httptest.NewServer(demosite.New())
+	defer site.Close()
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", site.URL+"/\n")
+	data := filepath.Join(dir, "data")
+	if _, _, err := run(t, "", "--seeds", seeds, "--data", data, "--set", "fetch.delay=0s",
+		"--set", "scope.max_pages=3", "--set", "log.level=warn"); err != nil {
+		t.Fatalf("crawl: %v", err)
+	}
+	a, err := json.Marshal([]string{"serve", "--data", data, "--addr", "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "SIMCRAWL_MAIN_ARGS="+string(a))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "Serving the crawl") {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("crawl serve printed %q (%v), want its address; stderr:\n%s", line, err, stderr.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupt {
+		t.Fatalf("serve after Ctrl-C: %v, want exit status 130; stderr:\n%s", err, stderr.String())
+	}
+	if want := "crawl: web view stopped\n"; !strings.HasSuffix(stderr.String(), want) {
+		t.Errorf("serve after Ctrl-C: stderr:\n%s\nwant it to end with %q", stderr.String(), want)
 	}
 }
