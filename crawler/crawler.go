@@ -113,7 +113,7 @@ func Open(opts Options) (_ *Crawler, err error) {
 	if err := os.MkdirAll(opts.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("crawler: create data directory: %w", err)
 	}
-	if err := refuseLostStore(opts.DataDir, opts.DropLog); err != nil {
+	if err := RefuseLostStore(opts.DataDir, opts.DropLog); err != nil {
 		return nil, err
 	}
 	db, err := OpenWritable(opts.DataDir, opts.OpenTimeout)

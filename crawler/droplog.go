@@ -208,11 +208,16 @@ func rewriteMissing(ctx context.Context, f *os.File, at int64, skip int, st *sto
 // log has lines but crawl.db is missing or empty.
 var ErrLostStore = errors.New("crawler: drop log without a store")
 
-// refuseLostStore refuses to start on a data directory whose crawl.db is
-// missing or 0 bytes while its drop log has lines: the store was deleted or
-// lost (a failed copy, a full disk), and a new crawl there would make the
-// log and the store disagree from its first line. Nothing is touched.
-func refuseLostStore(dir, dropLog string) error {
+// RefuseLostStore returns an error wrapping ErrLostStore for a data
+// directory whose crawl.db is missing or 0 bytes while its drop log has
+// lines: the store was deleted or lost (a failed copy, a full disk), and a
+// new crawl there would make the log and the store disagree from its first
+// line. A crawl refuses to start on it and crawl check reports it; a
+// directory with neither holds no crawl. Nothing is touched.
+func RefuseLostStore(dir, dropLog string) error {
+	if dropLog == "" {
+		dropLog = DefaultDropLog(dir)
+	}
 	path := filepath.Join(dir, DBFile)
 	st, err := os.Stat(path)
 	switch {

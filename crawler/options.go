@@ -114,9 +114,13 @@ func (o *Options) setDefaults() {
 	o.Scope.AllowDomains = canonicalDomains(o.Scope.AllowDomains)
 	o.Scope.DenyDomains = canonicalDomains(o.Scope.DenyDomains)
 	if o.DropLog == "" && o.DataDir != "" {
-		o.DropLog = o.DataDir + "/dropped.jsonl"
+		o.DropLog = DefaultDropLog(o.DataDir)
 	}
 }
+
+// DefaultDropLog is the drop log of data directory dir when Options.DropLog
+// is not set.
+func DefaultDropLog(dir string) string { return dir + "/dropped.jsonl" }
 
 // The default radius for short texts and their bound, chosen from the
 // curve in the judge's note (contentseen/doc.go, "Short texts"): under 300

@@ -33,8 +33,12 @@ func (m *Main) runCheck(ctx context.Context, args []string) error {
 		return fmt.Errorf("check: %w", err)
 	}
 	// No crawl.db (an empty directory, or what a failed repair leaves) is
-	// no crawl, as stats says, not damage for repair to mend.
+	// no crawl, as stats says, not damage for repair to mend, unless the
+	// drop log says a crawl was there: then its store is lost.
 	if _, err := os.Stat(filepath.Join(cfg.Data, crawler.DBFile)); errors.Is(err, fs.ErrNotExist) {
+		if lost := crawler.RefuseLostStore(cfg.Data, cfg.DropLog); lost != nil {
+			return fmt.Errorf("check: DAMAGED: %w", lost)
+		}
 		return fmt.Errorf("check: no crawl data in %s: %w", cfg.Data, err)
 	}
 	rep, err := crawler.CheckData(ctx, cfg.Data, cfg.DropLog, 0)

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/simcrawl/simcrawl/crawler"
 )
 
 // A reading command pointed at a directory that does not exist, or at a
@@ -41,5 +44,19 @@ func TestReadingCommandsOnEmptyDataDirectory(t *testing.T) {
 			strings.Contains(err.Error(), "damaged") || strings.Contains(err.Error(), "repair") || strings.Contains(out, "DAMAGED") {
 			t.Errorf("crawl %s --data %s: err = %v, stdout %q; want one saying no crawl data, not damage", cmd, empty, err, out)
 		}
+	}
+}
+
+// A directory whose crawl.db is gone but whose drop log has lines held a
+// crawl: check reports its store lost (damage), not "no crawl data".
+func TestCheckDropLogWithoutStore(t *testing.T) {
+	dir := t.TempDir()
+	line := `{"url":"https://a.example/x","reason":"exact"}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "dropped.jsonl"), []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := run(t, "", "check", "--data", dir)
+	if err == nil || !errors.Is(err, crawler.ErrLostStore) || strings.Contains(err.Error(), "no crawl data") {
+		t.Fatalf("crawl check --data %s: err = %v, want ErrLostStore", dir, err)
 	}
 }
