@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -334,5 +335,61 @@ func TestDistributedStopsWhenRedisLostTheCrawl(t *testing.T) {
 	}
 	if int(g.Served()) >= g.N {
 		t.Errorf("the whole site was crawled after the loss")
+	}
+}
+
+// A worker keeps the URLs it failed and skipped, with their reasons, in
+// its own data directory, where crawl stats and crawl failed read them as
+// they do for a single-process crawl.
+func TestDistributedRecordsFailedAndSkipped(t *testing.T) {
+	srv := redistest.Start(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, `<html><body><p>The index page of a small site, with enough words to be a page of its own.</p>
+<a href="/missing">gone</a> <a href="/private">private</a></body></html>`)
+	})
+	mux.HandleFunc("/private", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<html><head><meta name="robots" content="noindex"></head><body><p>Not for the index.</p></body></html>`)
+	})
+	site := httptest.NewServer(mux)
+	defer site.Close()
+	c := distWorker(t, srv.Addr(), "t-failed", "worker-a", redisIndex(t, srv.Addr(), "t-failed"), site.URL+"/")
+	dir := c.opts.DataDir
+	runWorkers(t, context.Background(), c)
+
+	d, err := OpenData(dir, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var failed, skipped []string
+	if err := d.Failed(func(u, reason string) error {
+		failed = append(failed, strings.TrimPrefix(u, site.URL)+" "+reason)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Skipped(func(u, reason string) error {
+		skipped = append(skipped, strings.TrimPrefix(u, site.URL)+" "+reason)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(failed) != 1 || !strings.HasPrefix(failed[0], "/missing ") || !strings.Contains(failed[0], "404") {
+		t.Errorf("failed URLs in the worker's directory: %q, want /missing with its 404", failed)
+	}
+	if len(skipped) != 1 || skipped[0] != "/private noindex" {
+		t.Errorf("skipped URLs in the worker's directory: %q, want [/private noindex]", skipped)
+	}
+	fs, err := d.FrontierStats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs.Failed != 1 {
+		t.Errorf("FrontierStats().Failed = %d, want 1", fs.Failed)
 	}
 }
