@@ -74,6 +74,46 @@ type Budget interface {
 	ReturnPage(ctx context.Context) error
 }
 
+// FailedRetrier is a shared frontier that can queue failed URLs again
+// (redisfrontier.Frontier is one). With Options.RetryFailed, a worker
+// hands it the URLs its own data directory recorded as failed.
+type FailedRetrier interface {
+	// RetryFailed queues again those of items the crawl recorded as
+	// failed, with their attempts reset, and returns how many.
+	RetryFailed(ctx context.Context, items ...frontier.Item) (int, error)
+}
+
+// retryFailedShared queues again, through the shared frontier, the URLs
+// this worker's data directory recorded as failed, then forgets them here
+// (a failure again records them again). URLs other workers failed are
+// theirs to retry.
+func (c *Crawler) retryFailedShared(ctx context.Context) (int, error) {
+	var items []frontier.Item
+	if err := c.db.View(func(tx *bolt.Tx) error {
+		return frontier.ReadFailedItems(tx, "", func(it frontier.Item) error {
+			items = append(items, it)
+			return nil
+		})
+	}); err != nil {
+		return 0, fmt.Errorf("read failed urls: %w", err)
+	}
+	if len(items) == 0 {
+		return 0, nil
+	}
+	urls := make([]string, len(items))
+	for i, it := range items {
+		urls[i] = it.URL
+	}
+	n, err := c.dist.Queue.(FailedRetrier).RetryFailed(ctx, items...)
+	if err != nil {
+		return 0, err
+	}
+	if err := c.frontier.Forget(ctx, urls...); err != nil {
+		return 0, fmt.Errorf("forget failed urls: %w", err)
+	}
+	return n, nil
+}
+
 // WidestRadius is the widest candidate radius of a crawl with these
 // options: K, or the short texts' ShortK when larger and ShortFeatures is
 // set. A shared index is made with it (Distributed.Index).
@@ -99,8 +139,8 @@ func (d *Distributed) validate(o *Options) []error {
 			errs = append(errs, fmt.Errorf("crawler: distributed: the shared index has k = %d, the crawl's widest radius is %d", d.Index.K(), want))
 		}
 	}
-	if o.RetryFailed {
-		errs = append(errs, errors.New("crawler: distributed: retrying failed URLs is not supported with a shared frontier"))
+	if _, ok := d.Queue.(FailedRetrier); o.RetryFailed && d.Queue != nil && !ok {
+		errs = append(errs, errors.New("crawler: distributed: retrying failed URLs needs a shared frontier that can queue them again (FailedRetrier)"))
 	}
 	return errs
 }

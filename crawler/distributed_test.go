@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,6 +30,13 @@ import (
 // addr, sharing idx, with its own data directory.
 func distWorker(t *testing.T, addr, name, worker string, idx contentseen.Shared, seeds ...string) *Crawler {
 	t.Helper()
+	return distWorkerWith(t, addr, name, worker, idx, nil, seeds...)
+}
+
+// distWorkerWith is distWorker with set, when not nil, changing the
+// options before Open.
+func distWorkerWith(t *testing.T, addr, name, worker string, idx contentseen.Shared, set func(*Options), seeds ...string) *Crawler {
+	t.Helper()
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	t.Cleanup(func() { rdb.Close() })
 	q, err := redisfrontier.Open(context.Background(), rdb, redisfrontier.Options{Name: name, Worker: worker, Poll: 20 * time.Millisecond,
@@ -41,6 +49,9 @@ func distWorker(t *testing.T, addr, name, worker string, idx contentseen.Shared,
 	opts.Parallelism = 4
 	opts.Logger = slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	opts.Distributed = &Distributed{Queue: q, Index: idx, Worker: worker, Budget: q}
+	if set != nil {
+		set(&opts)
+	}
 	c, err := Open(opts)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
@@ -391,5 +402,49 @@ func TestDistributedRecordsFailedAndSkipped(t *testing.T) {
 	}
 	if fs.Failed != 1 {
 		t.Errorf("FrontierStats().Failed = %d, want 1", fs.Failed)
+	}
+}
+
+// crawl --retry-failed on a worker queues the URLs its data directory
+// recorded as failed again through the shared frontier: a page that
+// answered 404 and is back is stored, and no longer listed as failed.
+func TestDistributedRetriesFailed(t *testing.T) {
+	srv := redistest.Start(t)
+	var back atomic.Bool
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/":
+			fmt.Fprint(w, `<html><body><p>The index page of a small site, with enough words to be a page of its own.</p><a href="/later">later</a></body></html>`)
+		case r.URL.Path == "/later" && back.Load():
+			fmt.Fprint(w, `<html><body><p>A page that was missing for a while and came back with other words in it.</p></body></html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	site := httptest.NewServer(mux)
+	defer site.Close()
+	dir := t.TempDir()
+	idx := redisIndex(t, srv.Addr(), "t-retry")
+	c := distWorkerWith(t, srv.Addr(), "t-retry", "worker-a", idx, func(o *Options) { o.DataDir = dir }, site.URL+"/")
+	runWorkers(t, context.Background(), c)
+
+	back.Store(true)
+	c = distWorkerWith(t, srv.Addr(), "t-retry", "worker-a", idx, func(o *Options) { o.DataDir, o.RetryFailed = dir, true }, site.URL+"/")
+	sums := runWorkers(t, context.Background(), c)
+	if sums[0].RetriedFailed != 1 || sums[0].Run.Stored != 1 || sums[0].Failed != 0 {
+		t.Errorf("rerun with RetryFailed: retried %d, stored %d, failed %d; want 1, 1, 0", sums[0].RetriedFailed, sums[0].Run.Stored, sums[0].Failed)
+	}
+	d, err := OpenData(dir, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var failed []string
+	if err := d.Failed(func(u, _ string) error { failed = append(failed, u); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(failed) != 0 {
+		t.Errorf("failed URLs in the worker's directory after the retry: %q, want none", failed)
 	}
 }

@@ -65,3 +65,33 @@ func (f *Frontier) Record(ctx context.Context, it Item, outcome string, failed b
 		return nil
 	})
 }
+
+// Forget deletes the failed records of urls (Record, failed set), so that
+// the data directory no longer lists them: a distributed worker calls it
+// once the shared queue has queued them again (crawl --retry-failed). A URL
+// in another state is left alone.
+func (f *Frontier) Forget(ctx context.Context, urls ...string) error {
+	return f.update(ctx, func(tx *bolt.Tx) error {
+		c, err := f.begin(tx)
+		if err != nil {
+			return err
+		}
+		seen := c.top.Bucket(bSeen)
+		for _, u := range urls {
+			key := []byte(u)
+			if v := seen.Get(key); len(v) == 0 || v[0] != stFailed {
+				continue
+			}
+			for _, b := range [][]byte{bSeen, bFailed, bFailedItem} {
+				if err := c.top.Bucket(b).Delete(key); err != nil {
+					return err
+				}
+			}
+			c.delta.failed--
+		}
+		if err := c.finish(); err != nil {
+			return fmt.Errorf("frontier: forget failed urls: %w", err)
+		}
+		return nil
+	})
+}
