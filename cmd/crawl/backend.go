@@ -226,7 +226,10 @@ func quoteSetting(v string) string {
 }
 
 // crawlSettings are the settings every worker of a crawl must share, by
-// config key.
+// config key. scope.max_pages is not one: it is the crawl's page budget,
+// which each worker claims pages from up to its own limit, so a worker
+// started with a higher one continues a crawl stopped at the old one
+// (crawls started before recorded it; it is no longer compared).
 func crawlSettings(cfg Config, allow []string) map[string]string {
 	sc, f, cs := cfg.Scope, cfg.Fetch, cfg.ContentSeen
 	list := func(xs []string) string { return strings.Join(xs, ",") }
@@ -236,7 +239,6 @@ func crawlSettings(cfg Config, allow []string) map[string]string {
 		"scope.include":              strings.Join(sc.Include, "\n"),
 		"scope.exclude":              strings.Join(sc.Exclude, "\n"),
 		"scope.max_depth":            strconv.Itoa(sc.MaxDepth),
-		"scope.max_pages":            strconv.Itoa(sc.MaxPages),
 		"scope.follow_nofollow":      strconv.FormatBool(sc.FollowNoFollow),
 		"fetch.per_host":             strconv.Itoa(f.PerHost),
 		"fetch.delay":                f.Delay.String(),

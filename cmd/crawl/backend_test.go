@@ -102,3 +102,23 @@ func TestBackendConfigErrorsNamed(t *testing.T) {
 		t.Errorf("Validate: %v does not wrap errBadBackend", err)
 	}
 }
+
+// scope.max_pages is the crawl's page budget, not a setting every worker
+// must share: a crawl stopped at it continues when a worker is started
+// with a higher limit.
+func TestBackendRaisesMaxPages(t *testing.T) {
+	srv := redistest.Start(t)
+	site := httptest.NewServer(&demosite.Generated{N: 10, IndexPage: true})
+	defer site.Close()
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", site.URL+"/\n")
+	base := []string{"--backend", srv.URL(0), "--seeds", seeds, "--data", filepath.Join(dir, "a"), "--set", "fetch.delay=0s", "--set", "log.level=warn"}
+	out, _, err := run(t, "", append(base, "--set", "scope.max_pages=3")...)
+	if err != nil || !strings.Contains(out, "Stopped at the page limit (scope.max_pages = 3") {
+		t.Fatalf("first run with max_pages 3: %v\n%s", err, out)
+	}
+	out, _, err = run(t, "", append(base, "--set", "scope.max_pages=100")...)
+	if err != nil || !strings.Contains(out, "All runs: 11 pages stored") {
+		t.Errorf("rerun with max_pages 100: %v\n%s", err, out)
+	}
+}
