@@ -383,3 +383,58 @@ func writeFileSync(path string, b []byte) error {
 	}
 	return os.Rename(tmp, path)
 }
+
+// CrawlFile is the file in a data directory that records the distributed
+// crawl its worker belongs to: its crawl name and backend, one "key:
+// value" line each (crawl_name, backend), as the config keys spell them.
+const CrawlFile = "crawl-backend"
+
+// DirCrawl returns the crawl name and backend recorded in dir (CrawlFile);
+// ok is false when dir records none (it was never a worker's).
+func DirCrawl(dir string) (name, backend string, ok bool, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, CrawlFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", "", false, nil
+	}
+	if err != nil {
+		return "", "", false, fmt.Errorf("crawler: read the data directory's crawl: %w", err)
+	}
+	for line := range strings.Lines(string(b)) {
+		k, v, _ := strings.Cut(strings.TrimSpace(line), ":")
+		switch strings.TrimSpace(k) {
+		case "crawl_name":
+			name = strings.TrimSpace(v)
+		case "backend":
+			backend = strings.TrimSpace(v)
+		}
+	}
+	if name == "" {
+		return "", "", false, fmt.Errorf("crawler: %s names no crawl (want a line crawl_name: NAME)", filepath.Join(dir, CrawlFile))
+	}
+	return name, backend, true, nil
+}
+
+// CheckDirCrawl refuses dir for a worker of crawl name when dir records
+// another crawl (DirCrawl): its pages would be stored twice, once in each
+// crawl.
+func CheckDirCrawl(dir, name string) error {
+	had, backend, ok, err := DirCrawl(dir)
+	if err != nil || !ok || had == name {
+		return err
+	}
+	return fmt.Errorf("crawler: data directory %s belongs to crawl %q (on %s), not %q: give this worker another --data directory, or run it with --set crawl_name=%s",
+		dir, had, backend, name, had)
+}
+
+// RecordDirCrawl records in dir, on a worker's first use of it, the crawl
+// name and backend (an address without credentials) it works for; a dir
+// that records them already is left as it is (see CheckDirCrawl).
+func RecordDirCrawl(dir, name, backend string) error {
+	if _, _, ok, err := DirCrawl(dir); err != nil || ok {
+		return err
+	}
+	if err := writeFileSync(filepath.Join(dir, CrawlFile), []byte("crawl_name: "+name+"\nbackend: "+backend+"\n")); err != nil {
+		return fmt.Errorf("crawler: record the data directory's crawl: %w", err)
+	}
+	return nil
+}

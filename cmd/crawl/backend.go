@@ -47,6 +47,17 @@ func parseBackend(raw string) (*redis.Options, error) {
 	return o, nil
 }
 
+// backendAddr is the backend URL raw (valid, see parseBackend) without
+// its credentials, to record in a data directory.
+func backendAddr(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	u.User = nil
+	return u.String()
+}
+
 // backend is a worker's connection to the crawl's shared parts on Redis.
 type backend struct {
 	rdb   *redis.Client
@@ -56,11 +67,15 @@ type backend struct {
 
 // openBackend joins the crawl cfg.CrawlName on cfg.Backend as the worker
 // of opts.DataDir, and sets opts.Distributed. It refuses a crawl started
-// with other crawl-wide settings (checkSettings). A worker without seeds
+// with other crawl-wide settings (checkSettings), and a data directory
+// recorded for another crawl (crawler.CheckDirCrawl). A worker without seeds
 // and without scope.allow_domains takes the crawl's scope.
-func openBackend(ctx context.Context, cfg Config, opts *crawler.Options) (*backend, error) {
+func openBackend(ctx context.Context, cfg Config, opts *crawler.Options) (_ *backend, err error) {
 	ro, err := parseBackend(cfg.Backend)
 	if err != nil {
+		return nil, err
+	}
+	if err := crawler.CheckDirCrawl(opts.DataDir, cfg.CrawlName); err != nil {
 		return nil, err
 	}
 	worker, err := crawler.WorkerName(opts.DataDir)
@@ -109,6 +124,9 @@ func openBackend(ctx context.Context, cfg Config, opts *crawler.Options) (*backe
 		SharedOptions: contentseen.SharedOptions{Layout: layout, K: radius, Lease: lease}})
 	if err != nil {
 		return nil, fmt.Errorf("backend: %w", err)
+	}
+	if err := crawler.RecordDirCrawl(opts.DataDir, cfg.CrawlName, backendAddr(cfg.Backend)); err != nil {
+		return nil, err
 	}
 	opts.Distributed = &crawler.Distributed{Queue: b.queue, Index: b.index, Worker: worker, Budget: b.queue}
 	opts.Logger.Info("joined the distributed crawl", "crawl", cfg.CrawlName, "redis", ro.Addr, "worker", worker)

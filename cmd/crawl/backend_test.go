@@ -122,3 +122,25 @@ func TestBackendRaisesMaxPages(t *testing.T) {
 		t.Errorf("rerun with max_pages 100: %v\n%s", err, out)
 	}
 }
+
+// A worker's data directory records its crawl at first use: a worker of
+// another crawl started on it is refused, naming both, before anything is
+// crawled.
+func TestBackendRefusesAnotherCrawlsDirectory(t *testing.T) {
+	srv := redistest.Start(t)
+	site := httptest.NewServer(&demosite.Generated{N: 10, IndexPage: true})
+	defer site.Close()
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", site.URL+"/\n")
+	base := []string{"--backend", srv.URL(0), "--seeds", seeds, "--data", filepath.Join(dir, "a"), "--set", "fetch.delay=0s", "--set", "log.level=warn"}
+	if _, _, err := run(t, "", append(base, "--set", "crawl_name=down")...); err != nil {
+		t.Fatalf("first crawl: %v", err)
+	}
+	out, _, err := run(t, "", append(base, "--set", "crawl_name=maxp")...)
+	if err == nil || !strings.Contains(err.Error(), `belongs to crawl "down"`) || !strings.Contains(err.Error(), `not "maxp"`) {
+		t.Errorf("a directory of crawl down in crawl maxp: %v\n%s", err, out)
+	}
+	if _, _, err := run(t, "", append(base, "--set", "crawl_name=down")...); err != nil {
+		t.Errorf("the same crawl again: %v", err)
+	}
+}
