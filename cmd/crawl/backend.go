@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -78,6 +80,8 @@ func openBackend(ctx context.Context, cfg Config, opts *crawler.Options) (_ *bac
 	if err := crawler.CheckDirCrawl(opts.DataDir, cfg.CrawlName); err != nil {
 		return nil, err
 	}
+	_, serr := os.Stat(opts.DataDir)
+	fresh := errors.Is(serr, os.ErrNotExist)
 	worker, err := crawler.WorkerName(opts.DataDir)
 	if err != nil {
 		return nil, err
@@ -85,8 +89,17 @@ func openBackend(ctx context.Context, cfg Config, opts *crawler.Options) (_ *bac
 	b := &backend{rdb: redis.NewClient(ro)}
 	ok := false
 	defer func() {
-		if !ok {
-			_ = b.close(context.WithoutCancel(ctx), false) // the error that failed the open says more
+		if ok {
+			return
+		}
+		_ = b.close(context.WithoutCancel(ctx), false) // the error that failed the open says more
+		if fresh {
+			// A failed start leaves no data directory it created.
+			if rerr := os.Remove(filepath.Join(opts.DataDir, crawler.WorkerFile)); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("backend: remove the worker name: %w", rerr))
+			} else if rerr := os.Remove(opts.DataDir); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("backend: remove the data directory: %w", rerr))
+			}
 		}
 	}()
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)

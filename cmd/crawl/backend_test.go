@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -142,5 +143,24 @@ func TestBackendRefusesAnotherCrawlsDirectory(t *testing.T) {
 	}
 	if _, _, err := run(t, "", append(base, "--set", "crawl_name=down")...); err != nil {
 		t.Errorf("the same crawl again: %v", err)
+	}
+}
+
+// A worker that cannot reach Redis leaves no data directory it created.
+func TestBackendFailedStartLeavesNoDirectory(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", "http://127.0.0.1:1/\n")
+	data := filepath.Join(dir, "data")
+	if _, _, err := run(t, "", "--seeds", seeds, "--backend", "redis://"+addr+"/0", "--data", data); err == nil {
+		t.Fatal("unreachable redis: no error")
+	}
+	if _, err := os.Stat(data); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after a failed start the data directory is there (%v)", err)
 	}
 }
