@@ -287,3 +287,30 @@ func crawlSettings(cfg Config, allow []string) map[string]string {
 		"backend_lease":              cfg.BackendLease.String(),
 	}
 }
+
+// backendLost reports whether err says Redis lost the crawl's keys.
+func backendLost(err error) bool {
+	return errors.Is(err, redisfrontier.ErrLost) || errors.Is(err, redisindex.ErrLost)
+}
+
+// firstLoss keeps, of the errors joined in err (each fetching goroutine
+// of the worker may meet the loss), the first saying that Redis lost the
+// crawl's keys, and all the others.
+func firstLoss(err error) error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return err
+	}
+	var keep []error
+	seen := false
+	for _, e := range j.Unwrap() {
+		if backendLost(e) {
+			if seen {
+				continue
+			}
+			seen = true
+		}
+		keep = append(keep, e)
+	}
+	return errors.Join(keep...)
+}

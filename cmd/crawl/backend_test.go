@@ -2,13 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/simcrawl/simcrawl/internal/demosite"
 	"github.com/simcrawl/simcrawl/internal/redistest"
@@ -162,5 +167,44 @@ func TestBackendFailedStartLeavesNoDirectory(t *testing.T) {
 	}
 	if _, err := os.Stat(data); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("after a failed start the data directory is there (%v)", err)
+	}
+}
+
+// A Redis that comes back without the crawl's keys stops the worker with
+// the loss said once, and a summary that does not claim URLs still
+// queued that Redis no longer holds.
+func TestBackendLostKeysReportedOnce(t *testing.T) {
+	srv := redistest.Start(t)
+	g := &demosite.Generated{N: 300, IndexPage: true, Latency: 20 * time.Millisecond}
+	site := httptest.NewServer(g)
+	defer site.Close()
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", site.URL+"/\n")
+	type result struct {
+		out string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, _, err := run(t, "", "--backend", srv.URL(0), "--seeds", seeds, "--data", filepath.Join(dir, "a"),
+			"--set", "fetch.delay=0s", "--set", "log.level=error")
+		done <- result{out, err}
+	}()
+	for g.Served() < 20 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	if err := rdb.FlushAll(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	var rep bytes.Buffer
+	report(&rep, r.err)
+	if n := strings.Count(rep.String(), "are gone from redis"); n != 1 {
+		t.Errorf("the loss is said %d times, want once:\n%s", n, rep.String())
+	}
+	if regexp.MustCompile(`still queued: [1-9]`).MatchString(r.out) {
+		t.Errorf("the summary claims URLs still queued after the crawl's keys are gone:\n%s", r.out)
 	}
 }
