@@ -123,6 +123,11 @@ func TestBackendRaisesMaxPages(t *testing.T) {
 	if err != nil || !strings.Contains(out, "Stopped at the page limit (scope.max_pages = 3") {
 		t.Fatalf("first run with max_pages 3: %v\n%s", err, out)
 	}
+	// The URLs still queued are in Redis: stats says where, not 0.
+	out, _, err = run(t, "", "stats", "--data", filepath.Join(dir, "a"))
+	if want := `Pending  held by the shared frontier of crawl "default" at ` + srv.URL(0); err != nil || !strings.Contains(out, want) {
+		t.Errorf("stats after the page limit: %v; want %q in\n%s", err, want, out)
+	}
 	out, _, err = run(t, "", append(base, "--set", "scope.max_pages=100")...)
 	if err != nil || !strings.Contains(out, "All runs: 11 pages stored") {
 		t.Errorf("rerun with max_pages 100: %v\n%s", err, out)
