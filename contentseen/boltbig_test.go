@@ -130,7 +130,7 @@ func childQueries(count int) []Fingerprint {
 // figures it prints.
 func runIndexChild(b *testing.B, path string, n int, mode string) map[string]float64 {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestBoltIndexChild$", "-test.v")
-	cmd.Env = append(os.Environ(), "SIMCRAWL_CHILD_INDEX="+path, "SIMCRAWL_CHILD_MODE="+mode)
+	cmd.Env = childEnv("SIMCRAWL_CHILD_INDEX="+path, "SIMCRAWL_CHILD_MODE="+mode)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		b.Fatalf("child %s: %v\n%s", mode, err, out)

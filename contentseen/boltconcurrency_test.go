@@ -170,6 +170,24 @@ func TestBoltCloseUnderLoad(t *testing.T) {
 // runs TestBoltCloseUnderLoad's body.
 const closeUnderLoadChild = "SIMCRAWL_TEST_CLOSE_UNDER_LOAD_CHILD"
 
+// childEnv is this process's environment plus extra, for a child process
+// of the test binary, with the race detector's pause at exit turned off:
+// a binary built with -race sleeps GORACE's atexit_sleep_ms (1 s by
+// default) as it exits, to let other threads finish their reports. The
+// child still reports every race it finds and exits with status 66 then.
+func childEnv(extra ...string) []string {
+	env := append([]string(nil), os.Environ()...)
+	gorace := "atexit_sleep_ms=0"
+	for i, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GORACE="); ok {
+			gorace = strings.TrimSpace(v + " " + gorace) // the last setting wins
+			env = append(env[:i], env[i+1:]...)
+			break
+		}
+	}
+	return append(append(env, "GORACE="+gorace), extra...)
+}
+
 // runInChild runs test (a top-level test of this binary) in a child
 // process of the same test binary with env=1 set, and fails t with the
 // child's output if the child fails. The child inherits the test
@@ -183,7 +201,7 @@ func runInChild(t *testing.T, test, env string) {
 		defer cancel()
 	}
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^"+test+"$", "-test.v")
-	cmd.Env = append(os.Environ(), env+"=1")
+	cmd.Env = childEnv(env + "=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s in a child process: %v\n%s", test, err, out)

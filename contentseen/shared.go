@@ -130,6 +130,21 @@ type Shared interface {
 	Close() error
 }
 
+// ClaimRef names a claim to confirm: the Seq Claim gave and the entry's ID.
+type ClaimRef struct {
+	Seq uint64
+	ID  string
+}
+
+// BatchConfirmer is a Shared index that confirms many claims at once
+// (contentseen/redisindex: one round trip for all). ConfirmBatch returns
+// one error per claim, in their order, each what Confirm(Seq, ID) would
+// return; it is safe for concurrent use. SharedMem does not implement it:
+// callers check for it and call Confirm one claim at a time otherwise.
+type BatchConfirmer interface {
+	ConfirmBatch(ctx context.Context, claims []ClaimRef) []error
+}
+
 // Errors of Shared implementations (wrapped: test with errors.Is).
 var (
 	ErrStaleToken = errors.New("contentseen: token too old, look up again")

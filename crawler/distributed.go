@@ -255,7 +255,8 @@ func (c *Crawler) markConfirmed(id, seq uint64, again bool) {
 }
 
 // recheckLoop confirms again, once a second, the claims confirmed at least
-// recheckAfter ago, until ctx ends; what it has not rechecked then stays
+// recheckAfter ago, all together (confirmAgain: one round trip to Redis
+// for them all), until ctx ends; what it has not rechecked then stays
 // recorded and the next Run confirms it. A claim whose first confirm a
 // Redis crash lost is pending again in the restored index; the second
 // confirm commits it before its lease ends, or finds it gone and claims
@@ -277,18 +278,50 @@ func (c *Crawler) recheckLoop(ctx context.Context) {
 		due := slices.Clone(c.dist.recheck[:i])
 		c.dist.recheck = slices.Delete(c.dist.recheck, 0, i)
 		c.dist.mu.Unlock()
-		for j, r := range due {
+		if len(due) == 0 {
+			continue
+		}
+		if failed, err := c.confirmAgain(ctx, due); err != nil {
+			if ctx.Err() == nil {
+				c.opts.Logger.Warn("confirming claims again failed; the next run confirms them", "claims", len(failed), "error", err)
+			}
+			c.dist.mu.Lock()
+			c.dist.recheck = append(failed, c.dist.recheck...)
+			c.dist.mu.Unlock()
+		}
+	}
+}
+
+// confirmAgain confirms the claims rs a second time (see confirm): all in
+// one call when the index is a contentseen.BatchConfirmer (one round trip
+// for Redis), else one by one until one fails. It returns the claims not
+// confirmed and the first error.
+func (c *Crawler) confirmAgain(ctx context.Context, rs []recheck) ([]recheck, error) {
+	b, ok := c.dist.Index.(contentseen.BatchConfirmer)
+	if !ok {
+		for j, r := range rs {
 			if err := c.confirm(ctx, r.id, r.seq, true); err != nil {
-				if ctx.Err() == nil {
-					c.opts.Logger.Warn("confirming a claim again failed; the next run confirms it", "page", r.id, "error", err)
-				}
-				c.dist.mu.Lock()
-				c.dist.recheck = append(due[j:], c.dist.recheck...)
-				c.dist.mu.Unlock()
-				break
+				return rs[j:], err
+			}
+		}
+		return nil, nil
+	}
+	claims := make([]contentseen.ClaimRef, len(rs))
+	for i, r := range rs {
+		claims[i] = contentseen.ClaimRef{Seq: r.seq, ID: c.entryID(r.id)}
+	}
+	errs := b.ConfirmBatch(ctx, claims)
+	var failed []recheck
+	var first error
+	for i, r := range rs {
+		if err := c.confirmed(ctx, r.id, r.seq, errs[i], true); err != nil {
+			failed = append(failed, r)
+			if first == nil {
+				first = err
 			}
 		}
 	}
+	return failed, first
 }
 
 // flushConfirmed deletes the claims confirmed since the last commit.

@@ -39,7 +39,21 @@ func distWorkerWith(t *testing.T, addr, name, worker string, idx contentseen.Sha
 	t.Helper()
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	t.Cleanup(func() { rdb.Close() })
-	q, err := redisfrontier.Open(context.Background(), rdb, redisfrontier.Options{Name: name, Worker: worker, Poll: 20 * time.Millisecond,
+	return distWorkerSet(t, rdb, 20*time.Millisecond, name, worker, idx, set, seeds...)
+}
+
+// distWorkerOn is distWorker with its frontier on the client rdb, polling
+// every poll for URLs other workers queue.
+func distWorkerOn(t *testing.T, rdb redis.UniversalClient, poll time.Duration, name, worker string, idx contentseen.Shared, seeds ...string) *Crawler {
+	t.Helper()
+	return distWorkerSet(t, rdb, poll, name, worker, idx, nil, seeds...)
+}
+
+// distWorkerSet is distWorkerOn with set, when not nil, changing the
+// options before Open.
+func distWorkerSet(t *testing.T, rdb redis.UniversalClient, poll time.Duration, name, worker string, idx contentseen.Shared, set func(*Options), seeds ...string) *Crawler {
+	t.Helper()
+	q, err := redisfrontier.Open(context.Background(), rdb, redisfrontier.Options{Name: name, Worker: worker, Poll: poll,
 		Options: frontier.Options{PerHostInFlight: 4, PerHostDelay: -1}})
 	if err != nil {
 		t.Fatalf("redisfrontier.Open: %v", err)

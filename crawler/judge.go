@@ -76,10 +76,67 @@ func (c *Crawler) judgeTx(tx *bolt.Tx, p *page) (*verdict, error) {
 // radius is p's candidate radius: Options.K, or for a short text (fewer
 // than Options.ShortFeatures distinct features) c.shortK.
 func (c *Crawler) radius(p *page) int {
-	if p.features < c.opts.ShortFeatures {
-		return c.shortK
+	return radiusOf(p.features, c.opts.ShortFeatures, c.k, c.shortK)
+}
+
+// radiusOf is the candidate radius of a text of features distinct
+// features: k, or shortK for one of fewer than shortFeatures.
+func radiusOf(features, shortFeatures, k, shortK int) int {
+	if features < shortFeatures {
+		return shortK
 	}
-	return c.k
+	return k
+}
+
+// PairVerdict is what the judge says of two texts (JudgePair).
+type PairVerdict struct {
+	A, B        contentseen.Fingerprint
+	Distance    int  // Hamming distance of the SimHashes
+	Exact       bool // the same contentseen.TextDigest
+	Resemblance contentseen.Resemblance
+	// Radius is the candidate radius: k, or the short radius when either
+	// text is short (the crawl meeting that one second looks that far).
+	Radius int
+	Short  bool
+	// Verified: the sketches agree under the thresholds.
+	Verified bool
+	// Reason is reasonExact or reasonNear when the crawl would drop the
+	// text it met second as a copy of the other, "" when it would store
+	// both.
+	Reason string
+}
+
+// JudgePair judges two texts (each as the crawl judges it: extracted, its
+// headline stripped) with the crawl's rule: an exact copy, or within the
+// candidate radius and verified by the sketches under th. f fingerprints
+// and sketches as the crawl does (FingerprintSketch); k, shortK and
+// shortFeatures are Options.K, ShortK and ShortFeatures. A text too short
+// to fingerprint gives contentseen.ErrNotEnoughContent: the crawl stores
+// such a page as thin and never judges it.
+func JudgePair(f *contentseen.Fingerprinter, th contentseen.Thresholds, k, shortK, shortFeatures int, a, b string) (PairVerdict, error) {
+	var v PairVerdict
+	fa, na, ska, err := f.FingerprintSketch(a)
+	if err != nil {
+		return v, fmt.Errorf("first text: %w", err)
+	}
+	fb, nb, skb, err := f.FingerprintSketch(b)
+	if err != nil {
+		return v, fmt.Errorf("second text: %w", err)
+	}
+	v.A, v.B = fa, fb
+	v.Distance = contentseen.Distance(fa, fb)
+	v.Exact = contentseen.TextDigest(a) == contentseen.TextDigest(b)
+	v.Radius = radiusOf(min(na, nb), shortFeatures, k, max(k, shortK))
+	v.Short = min(na, nb) < shortFeatures
+	v.Resemblance = contentseen.Compare(ska, skb)
+	v.Verified = th.Verify(v.Resemblance)
+	switch {
+	case v.Exact:
+		v.Reason = reasonExact
+	case v.Distance <= v.Radius && v.Verified:
+		v.Reason = reasonNear
+	}
+	return v, nil
 }
 
 // shortRadius is the short texts' radius with layout: the larger of K and

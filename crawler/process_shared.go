@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/simcrawl/simcrawl/contentseen"
@@ -240,18 +241,82 @@ func (c *Crawler) storeShared(ctx context.Context, p *page, id, seq uint64) erro
 		}
 		return err
 	}
-	if seq != 0 {
-		if err := c.confirm(ctx, id, seq, false); err != nil {
-			return err
-		}
+	if seq == 0 {
+		return c.finishShared(ctx, p, outcome, true, nil)
+	}
+	if q, x, ok := c.onePipeline(); ok {
+		return c.confirmFinishShared(ctx, p, id, seq, outcome, q, x)
+	}
+	if err := c.confirm(ctx, id, seq, false); err != nil {
+		return err
 	}
 	return c.finishShared(ctx, p, outcome, true, nil)
+}
+
+// pipeQueue is a shared queue that finishes a URL in one round trip with
+// other commands (redisfrontier.Frontier).
+type pipeQueue interface {
+	FinishWith(ctx context.Context, it frontier.Item, outcome string, links []frontier.Item, stage func(redis.Pipeliner)) error
+	Client() redis.UniversalClient
+}
+
+// pipeIndex is a shared index whose confirm can ride in another's pipeline
+// (redisindex.Index).
+type pipeIndex interface {
+	ConfirmOn(ctx context.Context, pipe redis.Pipeliner, seq uint64, id string) func() error
+	Client() redis.UniversalClient
+}
+
+// onePipeline returns the queue and the index when both are on the same
+// Redis client, so that a stored page's confirm and finish go in one
+// round trip (confirmFinishShared).
+func (c *Crawler) onePipeline() (pipeQueue, pipeIndex, bool) {
+	q, ok := c.dist.Queue.(pipeQueue)
+	if !ok {
+		return nil, nil, false
+	}
+	x, ok := c.dist.Index.(pipeIndex)
+	if !ok || q.Client() != x.Client() {
+		return nil, nil, false
+	}
+	return q, x, true
+}
+
+// confirmFinishShared is confirm, then finishShared, of stored page p (id,
+// claim seq) in one pipelined round trip: the confirm runs first, so the
+// page's links are queued after its entry is committed. The finish does
+// not wait for the confirm's answer: a confirm that failed leaves the
+// claim recorded in the data directory, for the next run to confirm (a
+// claim lost meanwhile is claimed again at once, as confirm does).
+func (c *Crawler) confirmFinishShared(ctx context.Context, p *page, id, seq uint64, outcome string, q pipeQueue, x pipeIndex) error {
+	var confirmed func() error
+	ferr := q.FinishWith(ctx, p.item, outcome, c.followed(p, true), func(pipe redis.Pipeliner) {
+		confirmed = x.ConfirmOn(ctx, pipe, seq, c.entryID(id))
+	})
+	var cerr error
+	if confirmed == nil { // refused before anything was sent
+		cerr = c.confirm(ctx, id, seq, false)
+	} else {
+		cerr = c.confirmed(ctx, id, seq, confirmed(), false)
+	}
+	if ferr = c.lostLease(ferr, p.item); ferr != nil {
+		ferr = fmt.Errorf("crawler: finish %s: %w", p.item.URL, ferr)
+	}
+	if err := errors.Join(cerr, ferr); err != nil {
+		return err
+	}
+	c.count(p, nil)
+	return nil
 }
 
 // confirm confirms the claim seq of stored page id (again: a second
 // time, see recheckLoop); a claim lost meanwhile is made again (reclaim).
 func (c *Crawler) confirm(ctx context.Context, id, seq uint64, again bool) error {
-	err := c.dist.Index.Confirm(ctx, seq, c.entryID(id))
+	return c.confirmed(ctx, id, seq, c.dist.Index.Confirm(ctx, seq, c.entryID(id)), again)
+}
+
+// confirmed finishes confirm given the index's answer err.
+func (c *Crawler) confirmed(ctx context.Context, id, seq uint64, err error, again bool) error {
 	if errors.Is(err, contentseen.ErrLeaseLost) {
 		seq, err = c.reclaim(ctx, id)
 	}
@@ -265,11 +330,7 @@ func (c *Crawler) confirm(ctx context.Context, id, seq uint64, again bool) error
 // finishShared completes p in the shared queue with outcome, its links
 // when follow is set (and the page allows it), and counts it.
 func (c *Crawler) finishShared(ctx context.Context, p *page, outcome string, follow bool, d *storage.DropRecord) error {
-	var links []frontier.Item
-	if follow && !p.doc.NoFollow {
-		links = p.links
-	}
-	err := c.queue.Finish(ctx, p.item, outcome, links)
+	err := c.queue.Finish(ctx, p.item, outcome, c.followed(p, follow))
 	if err == nil {
 		err = c.recordLocal(ctx, p.item, outcome, false)
 	}
@@ -277,6 +338,15 @@ func (c *Crawler) finishShared(ctx context.Context, p *page, outcome string, fol
 		return fmt.Errorf("crawler: finish %s: %w", p.item.URL, err)
 	}
 	c.count(p, d)
+	return nil
+}
+
+// followed returns p's links to queue: none unless follow is set and the
+// page allows it.
+func (c *Crawler) followed(p *page, follow bool) []frontier.Item {
+	if follow && !p.doc.NoFollow {
+		return p.links
+	}
 	return nil
 }
 
@@ -303,10 +373,12 @@ func (c *Crawler) confirmStored(ctx context.Context) error {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	for _, id := range ids {
-		if err := c.confirm(ctx, id, claims[id], true); err != nil {
-			return err
-		}
+	rs := make([]recheck, len(ids))
+	for i, id := range ids {
+		rs[i] = recheck{id: id, seq: claims[id]}
+	}
+	if _, err := c.confirmAgain(ctx, rs); err != nil {
+		return err
 	}
 	if len(ids) > 0 {
 		c.opts.Logger.Info("confirmed the claims of pages an earlier run stored", "pages", len(ids))

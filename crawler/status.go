@@ -16,6 +16,10 @@ import (
 
 // Stats is a snapshot of a Run's figures.
 type Stats struct {
+	// Fetched counts the pages received with a 2xx answer and read,
+	// whatever was then decided (a noindex page is fetched, then skipped);
+	// a 404 or a URL robots.txt disallows is decided without a fetch.
+	// The other counts are outcomes: see Decided.
 	Fetched, Stored, Thin, DroppedExact, DroppedNear int64
 	Skipped, Errors, Retries                         int64
 	InFlight                                         int64
@@ -37,6 +41,14 @@ func (c *Crawler) Stats(start time.Time) Stats {
 		Skipped: c.stats.skipped.Load(), Errors: c.stats.errors.Load(), Retries: c.stats.retries.Load(),
 		InFlight: c.stats.inFlight.Load(), Held: c.stats.held.Load(), Queue: fs.Pending, Elapsed: time.Since(start),
 	}
+}
+
+// Decided is how many URLs this run gave an outcome: stored, dropped,
+// skipped (robots.txt, noindex, not HTML, a redirect, ...) or given up on
+// (errors). A URL queued for a retry, or held at the page limit, is not
+// decided yet; one retried and then decided counts once.
+func (s Stats) Decided() int64 {
+	return s.Stored + s.DroppedExact + s.DroppedNear + s.Skipped + s.Errors
 }
 
 func (s Stats) line() string {
@@ -155,10 +167,14 @@ func (s *Summary) Print(w io.Writer) {
 	r := s.Run
 	held := ""
 	if r.Held > 0 {
-		held = fmt.Sprintf(", %d fetched but left queued at the page limit", r.Held)
+		held = fmt.Sprintf(", %d more fetched but left queued at the page limit", r.Held)
 	}
-	fmt.Fprintf(w, "This run: fetched %d, stored %d (%d thin), dropped %d exact + %d near, skipped %d, errors %d, retries %d%s in %s\n",
-		r.Fetched, r.Stored, r.Thin, r.DroppedExact, r.DroppedNear, r.Skipped, r.Errors, r.Retries, held, r.Elapsed.Truncate(time.Millisecond))
+	// The parts of "decided" add up to it; "fetched" is another count (a
+	// 404 or a robots.txt skip is decided unfetched, a noindex page is
+	// fetched, then skipped), so it is named for what it counts.
+	fmt.Fprintf(w, "This run: decided %d URL%s = stored %d (%d thin) + dropped %d exact + %d near + skipped %d + errors %d; fetched %d (pages received with a 2xx answer), retries %d%s in %s\n",
+		r.Decided(), plural(int(r.Decided())), r.Stored, r.Thin, r.DroppedExact, r.DroppedNear, r.Skipped, r.Errors,
+		r.Fetched, r.Retries, held, r.Elapsed.Truncate(time.Millisecond))
 	total := s.Pages + s.Drops
 	rate := 0.0
 	if total > 0 {

@@ -124,7 +124,36 @@ func boilerLine(line string) bool {
 		}
 		return true
 	}
-	return dateLine(lower) || creditLine(lower) || teaserEnd(lower) || containsAny(lower, followNotes)
+	return dateLine(lower) || creditLine(lower) || teaserEnd(lower) || containsAny(lower, followNotes) || promoLine(line)
+}
+
+// ctaVerbs start the call to action in a bracket of a Chinese promo line:
+// click, look, enter, act now, scan, download, read the original.
+var ctaVerbs = []string{"点击", "点此", "点我", "查看", "进入", "立即", "马上", "扫码", "下载", "猛戳", "戳这里", "阅读原文", "阅读全文",
+	"點擊", "點此", "進入", "馬上", "掃碼", "下載", "閱讀原文", "閱讀全文"}
+
+// promoLine reports whether a short line holds a bracketed call to action,
+// as in "…评选火热进行中！【点击投票】Pick你心目中的商业领袖" or "【查看详情】": a
+// promotion, not the article's text. The bracket is short and starts with
+// a verb of clicking, looking or entering; a bracketed label of the
+// article ("【编者按】", "【环球网报道】") is none.
+func promoLine(line string) bool {
+	const open, close = "【", "】"
+	for rest := line; ; {
+		i := strings.Index(rest, open)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(open):]
+		j := strings.Index(rest, close)
+		if j < 0 {
+			return false
+		}
+		if in := strings.TrimSpace(rest[:j]); utf8.RuneCountInString(in) <= 8 && hasAnyPrefix(in, ctaVerbs) {
+			return true
+		}
+		rest = rest[j+len(close):]
+	}
 }
 
 // followNotes are the words of a "follow us" note, inside a line or a

@@ -369,10 +369,11 @@ func classTokens(s string, hit func(tok []byte) bool) bool {
 }
 
 // propWord reports whether tok makes the next token a property of the
-// element rather than its role ("has-ads", "no_caption").
+// element rather than its role ("has-ads", "no_caption"), or its state
+// ("isPaywall": an article behind a paywall, not the paywall's box).
 func propWord(tok []byte) bool {
 	switch string(tok) {
-	case "has", "with", "no", "without":
+	case "has", "with", "no", "without", "is":
 		return true
 	}
 	return false
@@ -402,8 +403,9 @@ func hasMarker(s string) mark {
 // true). Tokens are runs of ASCII letters and digits, split at other bytes
 // and at a lower-to-upper hump ("NavBar" -> "nav", "bar"; "AD" stays one);
 // tokens over 32 bytes are skipped. afterProp: the token follows "has",
-// "with", "no" or "without", so it names a property of the element, not
-// its role ("o-section--has-ads", "withComments"). modifier: the token is
+// "with", "no", "without" or "is", so it names a property or state of the
+// element, not its role ("o-section--has-ads", "withComments",
+// "isPaywall"). modifier: the token is
 // in a BEM modifier ("TestReport__Section--Ads"), which describes a
 // variant of its block; the block is what the element is.
 func eachClassToken(s string, fn func(tok []byte, afterProp, modifier bool) bool) bool {

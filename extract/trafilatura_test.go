@@ -42,6 +42,9 @@ type pageScore struct {
 	url, file      string
 	tp, fn, fp, tn int
 	missed, leaked []string
+	// empty: the page has text to find (a with snippet) and extraction
+	// returned none.
+	empty bool
 }
 
 func (s pageScore) errors() int { return s.fn + s.fp }
@@ -81,6 +84,7 @@ func scoreTrafilatura(t testing.TB) []pageScore {
 		} else {
 			t.Logf("%s: %v", e.File, err)
 		}
+		s.empty = strings.TrimSpace(text) == "" && len(e.With) > 0
 		for _, w := range e.With {
 			if strings.Contains(text, snippetForm(w)) {
 				s.tp++
@@ -138,6 +142,12 @@ func TestQualityTrafilatura(t *testing.T) {
 	}
 	if f < minTrafilaturaF {
 		t.Errorf("F = %.4f, want >= %.2f", f, minTrafilaturaF)
+	}
+	// Issue 12: no page with visible text yields empty text.
+	for _, s := range scores {
+		if s.empty {
+			t.Errorf("%s (%s): empty text, but the page has text to find", s.file, s.url)
+		}
 	}
 }
 

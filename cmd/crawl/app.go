@@ -7,11 +7,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
+	"github.com/redis/go-redis/v9"
 	"golang.org/x/term"
 )
 
@@ -44,14 +48,14 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"crawl", "--seeds FILE [--config FILE] [--data DIR] [--set key=value]... [--metrics ADDR] [--ui ADDR] [--retry-failed]",
+		{"crawl", "--seeds FILE [--config FILE] [--data DIR] [--set key=value]... [--metrics ADDR] [--ui ADDR] [--retry-failed] [--backend URL]",
 			"crawl from the seed URLs, dropping near-duplicate pages", (*Main).runCrawl},
 		{"demo", "[--data DIR] [--keep]",
 			"serve a small built-in site on 127.0.0.1 and crawl it", (*Main).runDemo},
 		{"fingerprint", "[--features SPEC] [FILE...]",
 			"print the SimHash fingerprint and feature count of files (stdin if none)", (*Main).runFingerprint},
 		{"distance", "[--features SPEC] FILE_A FILE_B",
-			"print the Hamming distance and similarity of two files", (*Main).runDistance},
+			"print the SimHash distance, the sketch similarity and containment of two files, and whether a crawl takes them for copies", (*Main).runDistance},
 		{"extract", "[--json] [--base URL] FILE|URL...",
 			"print what the crawler sees of a page: title, language, charset, text, links", (*Main).runExtract},
 		{"failed", "[--data DIR]... [--json] [--skipped]",
@@ -90,6 +94,7 @@ func findCommand(name string) (command, bool) {
 // Run runs the command named by args[0]; `crawl --seeds ...` (a flag first)
 // runs the crawl. A mistake in the command line is a *usageError.
 func (m *Main) Run(ctx context.Context, args []string) error {
+	routeRedisLogOnce.Do(func() { redis.SetLogger(redisLogger{}) })
 	if len(args) == 0 {
 		return &usageError{err: errors.New("no command given (try: crawl demo, or crawl --seeds seeds.txt)")}
 	}
@@ -110,13 +115,38 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	m.badFlags = nil
 	err := c.run(m, ctx, rest)
 	var ue *usageError
+	var ce *configError
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		return nil
 	case err != nil && m.badFlags != nil && !errors.As(err, &ue):
 		return flagError(m.badFlags, err)
+	case errors.As(err, &ce) && !errors.As(err, &ue):
+		// A mistake in config.yaml or --set: the command's help names
+		// --config and --set.
+		return &usageError{cmd: c.name, err: err}
 	}
 	return err
+}
+
+// go-redis logs what its connection pool retries ("failed to dial after 5
+// attempts") to the process's stderr, before the client returns the error
+// the program reports in its own words. Run routes those lines, once for
+// the process, to the crawl's logger at debug level (redisLog; dropped
+// while no crawl runs).
+var (
+	routeRedisLogOnce sync.Once
+	redisLog          atomic.Pointer[slog.Logger] // the running crawl's; set by openBackend
+)
+
+// redisLogger is go-redis's logger (redis.SetLogger). It is safe for
+// concurrent use.
+type redisLogger struct{}
+
+func (redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	if l := redisLog.Load(); l != nil {
+		l.DebugContext(ctx, "redis: "+strings.TrimPrefix(fmt.Sprintf(format, v...), "redis: "))
+	}
 }
 
 // guessCommand returns "; did you mean X?" for the command a mistyped name

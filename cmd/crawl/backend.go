@@ -86,6 +86,7 @@ func openBackend(ctx context.Context, cfg Config, opts *crawler.Options) (_ *bac
 	if err != nil {
 		return nil, err
 	}
+	redisLog.Store(opts.Logger) // go-redis's own log lines (see redisLogger)
 	b := &backend{rdb: redis.NewClient(ro)}
 	ok := false
 	defer func() {
@@ -294,23 +295,45 @@ func backendLost(err error) bool {
 }
 
 // firstLoss keeps, of the errors joined in err (each fetching goroutine
-// of the worker may meet the loss), the first saying that Redis lost the
-// crawl's keys, and all the others.
+// of the worker, and each step of a page, may meet the loss), the first
+// saying that Redis lost the crawl's keys, and all the others.
 func firstLoss(err error) error {
-	j, ok := err.(interface{ Unwrap() []error })
-	if !ok {
-		return err
-	}
-	var keep []error
 	seen := false
-	for _, e := range j.Unwrap() {
+	var keep []error
+	var walk func(error)
+	walk = func(e error) {
+		if parts := joined(e); parts != nil {
+			for _, p := range parts {
+				walk(p)
+			}
+			return
+		}
 		if backendLost(e) {
 			if seen {
-				continue
+				return
 			}
 			seen = true
 		}
 		keep = append(keep, e)
 	}
+	walk(err)
 	return errors.Join(keep...)
+}
+
+// joined returns the errors err joins when it is an errors.Join (its text
+// is theirs, one a line), else nil.
+func joined(err error) []error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return nil
+	}
+	parts := j.Unwrap()
+	texts := make([]string, len(parts))
+	for i, p := range parts {
+		texts[i] = p.Error()
+	}
+	if strings.Join(texts, "\n") != err.Error() {
+		return nil // an error of its own wrapping several (fmt.Errorf with %w twice)
+	}
+	return parts
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -106,6 +107,36 @@ func TestBackendConfigErrorsNamed(t *testing.T) {
 	}
 	if !errors.Is(err, errBadBackend) {
 		t.Errorf("Validate: %v does not wrap errBadBackend", err)
+	}
+}
+
+// go-redis's own log lines (its pool's "failed to dial after 5 attempts")
+// do not reach stderr: the process prints its one error about the
+// unreachable Redis, and at log.level=debug the crawl's logger has them.
+func TestBackendUnreachableNoRedisLogLines(t *testing.T) {
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", "http://127.0.0.1:1/\n")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	for _, level := range []string{"info", "debug"} {
+		cmd, stderr := startCrawlProcess(t, "--seeds", seeds, "--backend", "redis://"+addr+"/0",
+			"--data", filepath.Join(dir, "data"), "--set", "log.level="+level)
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitError {
+			t.Fatalf("log.level=%s: exit %v, want 1; stderr:\n%s", level, err, stderr)
+		}
+		out := stderr.String()
+		if strings.Contains(out, "pool.go") || !strings.Contains(out, "crawl: backend: cannot reach redis at "+addr) {
+			t.Errorf("log.level=%s: stderr:\n%s\nwant only the error about %s, no go-redis log line", level, out, addr)
+		}
+		if dial := strings.Contains(out, "level=DEBUG msg=\"redis: connection pool: failed to dial"); dial != (level == "debug") {
+			t.Errorf("log.level=%s: stderr:\n%s\nwant go-redis's lines in the crawl's log at debug level only", level, out)
+		}
 	}
 }
 

@@ -83,6 +83,7 @@ func TestExitStatus(t *testing.T) {
 		{fmt.Errorf("demo: %w", errNothingFetched), 3},
 		{context.Canceled, 130},
 		{fmt.Errorf("crawl: %w", context.Canceled), 130},
+		{errServeStopped, 130},
 	} {
 		var b bytes.Buffer
 		if got := report(&b, tc.err); got != tc.want {
@@ -193,6 +194,56 @@ func TestStoppingMessage(t *testing.T) {
 	for _, args := range [][]string{{"--seeds", "s.txt"}, {"dedup", "--input", "x"}, nil} {
 		if m := stoppingMessage(args); !strings.Contains(m, "the work is saved") {
 			t.Errorf("%q: %q", args, m)
+		}
+	}
+}
+
+// A mistake in the configuration, in config.yaml or in --set (an unknown
+// key, a value of the wrong kind, a value that fails validation), is a
+// usage error of every command that reads it, as a mistyped flag is: its
+// message, a hint naming the command's help, exit status 2.
+func TestConfigErrorsAreUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	typo := writeFile(t, dir, "typo.yaml", "fetch:\n  perhost: 2\n")
+	data := filepath.Join(dir, "data")
+	commands := [][]string{
+		{"--seeds", filepath.Join(dir, "seeds.txt")},
+		{"crawl", "--seeds", filepath.Join(dir, "seeds.txt")},
+		{"check", "--data", data},
+		{"repair", "--data", data, "--out", filepath.Join(dir, "new")},
+		{"stats"},
+		{"export"},
+		{"failed"},
+		{"dups"},
+		{"serve", "--addr", "127.0.0.1:0"},
+		{"dedup", "--input", dir, "--data", data},
+		{"index", "migrate", "--data", data, "--layout", "4x16"},
+		{"index", "build", "--data", data, "--out", filepath.Join(dir, "idx")},
+		{"extract", typo},
+	}
+	mistakes := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--config", typo}, "unknown key fetch.perhost (did you mean fetch.per_host?)"},
+		{[]string{"--set", "fetch.dealy=1s"}, "--set fetch.dealy: unknown key fetch.dealy (did you mean fetch.delay?)"},
+		{[]string{"--set", "fetch.delay=abc"}, "--set fetch.delay: "},
+		{[]string{"--set", "fetch.parallelism=0"}, "config: fetch.parallelism: "},
+	}
+	for _, c := range commands {
+		hint := c[0]
+		if strings.HasPrefix(hint, "-") {
+			hint = "crawl"
+		}
+		for _, mk := range mistakes {
+			args := append(append([]string{}, c...), mk.args...)
+			_, _, err := run(t, "", args...)
+			var rep bytes.Buffer
+			status := report(&rep, err)
+			want := fmt.Sprintf("Run 'crawl help %s' for usage.\n", hint)
+			if status != exitUsage || !strings.Contains(rep.String(), mk.msg) || !strings.HasSuffix(rep.String(), want) {
+				t.Errorf("%q: exit %d, printed:\n%s\nwant exit 2, %q, then %q", args, status, rep.String(), mk.msg, want)
+			}
 		}
 	}
 }

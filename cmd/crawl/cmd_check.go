@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/simcrawl/simcrawl/crawler"
@@ -27,6 +31,11 @@ func (m *Main) runCheck(ctx context.Context, args []string) error {
 	}
 	if err := checkCrawledDir(cfg.Data); err != nil {
 		return fmt.Errorf("check: %w", err)
+	}
+	// No crawl.db (an empty directory, or what a failed repair leaves) is
+	// no crawl, as stats says, not damage for repair to mend.
+	if _, err := os.Stat(filepath.Join(cfg.Data, crawler.DBFile)); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("check: no crawl data in %s: %w", cfg.Data, err)
 	}
 	rep, err := crawler.CheckData(ctx, cfg.Data, cfg.DropLog, 0)
 	if err != nil {

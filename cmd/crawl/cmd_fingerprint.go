@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/crawler"
 	"github.com/simcrawl/simcrawl/extract"
 )
 
@@ -63,20 +64,38 @@ func (m *Main) runDistance(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var fps [2]contentseen.Fingerprint
+	var texts [2]string
 	for i, name := range files {
-		text, err := m.readText(name)
-		if err != nil {
+		if texts[i], err = m.readText(name); err != nil {
 			return fmt.Errorf("distance: %w", err)
 		}
-		fp, _, err := fper.Fingerprint(text)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		fps[i] = fp
 	}
-	d := contentseen.Distance(fps[0], fps[1])
-	fmt.Fprintf(m.Stdout, "distance %d  similarity %.3f  (%s %s)\n", d, contentseen.Similarity(fps[0], fps[1]), fps[0], fps[1])
+	// The crawl's own rule at the default settings (config.yaml's
+	// contentseen keys), so "copies" here means what a crawl would drop.
+	cs := defaultConfig().ContentSeen
+	th := contentseen.Thresholds{Similarity: cs.Similarity, Containment: cs.Containment, SizeRatio: cs.SizeRatio}
+	v, err := crawler.JudgePair(fper, th, cs.K, cs.ShortK, cs.ShortFeatures, texts[0], texts[1])
+	if err != nil {
+		return fmt.Errorf("distance: %s, %s: %w", files[0], files[1], err)
+	}
+	r := v.Resemblance
+	fmt.Fprintf(m.Stdout, "distance %d  similarity %.3f  containment %.3f  size ratio %.3f  bits agreeing %.3f  (%s %s)\n",
+		v.Distance, r.Similarity, r.Containment, r.SizeRatio, contentseen.Similarity(v.A, v.B), v.A, v.B)
+	radius := fmt.Sprintf("k = %d", v.Radius)
+	if v.Short {
+		radius = fmt.Sprintf("short_k = %d, a text of fewer than %d features", v.Radius, cs.ShortFeatures)
+	}
+	rule := fmt.Sprintf("similarity >= %.2f, or containment >= %.2f with size ratio >= %.2f", th.Similarity, th.Containment, th.SizeRatio)
+	switch {
+	case v.Exact:
+		fmt.Fprintf(m.Stdout, "copies (exact): the same text, letter for letter; a crawl drops the one it meets second\n")
+	case v.Reason != "":
+		fmt.Fprintf(m.Stdout, "copies (near): %d bits apart, within %s, and the sketches agree (%s); a crawl drops the one it meets second\n", v.Distance, radius, rule)
+	case v.Distance > v.Radius:
+		fmt.Fprintf(m.Stdout, "not copies: %d bits apart, beyond %s, so never compared; a crawl stores both\n", v.Distance, radius)
+	default:
+		fmt.Fprintf(m.Stdout, "not copies: %d bits apart, within %s, but the sketches disagree (want %s); a crawl stores both\n", v.Distance, radius, rule)
+	}
 	return nil
 }
 

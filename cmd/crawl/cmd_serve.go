@@ -62,7 +62,12 @@ func (m *Main) runServe(ctx context.Context, args []string) (err error) {
 		asOne = " (read as one crawl)"
 	}
 	fmt.Fprintf(m.Stdout, "Serving the crawl in %s%s at http://%s/ (Ctrl-C stops)\n", dirNames(set), asOne, ln.Addr())
-	return serveUntil(ctx, ln, view)
+	if err := serveUntil(ctx, ln, view); err != nil {
+		return err
+	}
+	// Only Ctrl-C (or SIGTERM) ends serving: exit 130, as the README says
+	// of every command interrupted.
+	return errServeStopped
 }
 
 // listenUI listens on addr for the web view and warns on w when the

@@ -148,12 +148,12 @@ func loadConfig(path string, sets []string) (Config, error) {
 			return cfg, fmt.Errorf("read config: %w", err)
 		}
 		if err := decodeStrict(b, &cfg); err != nil {
-			return cfg, fmt.Errorf("config %s: %w", path, err)
+			return cfg, &configError{fmt.Errorf("config %s: %w", path, err)}
 		}
 	}
 	for _, s := range sets {
 		if err := applySet(&cfg, s); err != nil {
-			return cfg, err
+			return cfg, &configError{err}
 		}
 	}
 	if err := cfg.Validate(); err != nil {
@@ -192,7 +192,7 @@ func applySet(cfg *Config, kv string) error {
 	return nil
 }
 
-// Validate reports every bad field at once.
+// Validate reports every bad field at once, as a *configError.
 func (c *Config) Validate() error {
 	var errs []error
 	bad := func(field, format string, args ...any) {
@@ -296,8 +296,22 @@ func (c *Config) Validate() error {
 	if c.BackendLease < Duration(time.Second) {
 		bad("backend_lease", "must be at least 1s, got %v", c.BackendLease)
 	}
-	return errors.Join(errs...)
+	if len(errs) == 0 {
+		return nil
+	}
+	return &configError{errors.Join(errs...)}
 }
+
+// configError is a mistake in the configuration: an unknown key, a value of
+// the wrong kind or a failed validation, in the config file or in --set.
+// Like a mistake in the flags, it is the user's to fix: Run makes it a
+// usage error of the command that read the configuration (exit 2, with a
+// hint where to read its usage). A config file that cannot be read is not
+// one.
+type configError struct{ err error }
+
+func (e *configError) Error() string { return e.err.Error() }
+func (e *configError) Unwrap() error { return e.err }
 
 // Duration is a time.Duration written as a Go duration string ("1s", "250ms").
 type Duration time.Duration

@@ -1,14 +1,18 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/crawler"
 )
 
@@ -279,5 +283,32 @@ func TestNoAllowDomainsReachesTheCrawlerEmpty(t *testing.T) {
 	}
 	if len(opts.Scope.AllowDomains) != 0 {
 		t.Errorf("AllowDomains = %v, want none", opts.Scope.AllowDomains)
+	}
+}
+
+// config.yaml's comment on contentseen.layout says how far each named
+// layout answers, which is its MaxK (4x16 answers k = 7 by multi-probe; the
+// comment said k <= 3 next to k: 7).
+func TestConfigYAMLLayoutComment(t *testing.T) {
+	b, err := os.ReadFile("../../config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	end := strings.Index(text, "\n  layout: ")
+	start := strings.LastIndex(text[:end], "\n  # Permuted-table layout")
+	if start < 0 || end < 0 {
+		t.Fatal("config.yaml: no comment on contentseen.layout")
+	}
+	comment := strings.Join(strings.Fields(strings.ReplaceAll(text[start:end], "#", "")), " ")
+	for _, name := range []string{"4x16", "10x28", "google16"} {
+		l, err := contentseen.LayoutByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(regexp.QuoteMeta(name) + ` \([^)]*k up to (\d+)`).FindStringSubmatch(comment)
+		if m == nil || m[1] != strconv.Itoa(l.MaxK()) {
+			t.Errorf("config.yaml's layout comment on %s: %v; want %q (its MaxK)\n%s", name, m, fmt.Sprintf("k up to %d", l.MaxK()), comment)
+		}
 	}
 }

@@ -29,3 +29,17 @@ func TestReadingCommandsOnNoDataDirectory(t *testing.T) {
 		}
 	}
 }
+
+// An empty directory (also what a failed repair leaves) holds no crawl:
+// check says so, as stats and the other reading commands do, and does not
+// call it damaged or send the user to repair.
+func TestReadingCommandsOnEmptyDataDirectory(t *testing.T) {
+	empty := t.TempDir()
+	for _, cmd := range []string{"check", "stats", "dups", "failed", "export", "serve"} {
+		out, _, err := run(t, "", cmd, "--data", empty)
+		if err == nil || !strings.Contains(err.Error(), "no crawl data in "+empty) ||
+			strings.Contains(err.Error(), "damaged") || strings.Contains(err.Error(), "repair") || strings.Contains(out, "DAMAGED") {
+			t.Errorf("crawl %s --data %s: err = %v, stdout %q; want one saying no crawl data, not damage", cmd, empty, err, out)
+		}
+	}
+}

@@ -16,7 +16,7 @@ func TestDemo(t *testing.T) {
 	if err != nil {
 		t.Fatalf("demo: %v\n%s", err, errOut)
 	}
-	for _, want := range []string{"Demo site at http://", "This run: fetched", `"reason":"exact"`, `"reason":"near"`, "is removed as the demo ends"} {
+	for _, want := range []string{"Demo site at http://", "This run: decided 14 URLs = stored 8 (3 thin) + dropped 3 exact + 1 near + skipped 1 + errors 1; fetched 12 ", `"reason":"exact"`, `"reason":"near"`, "is removed as the demo ends"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}

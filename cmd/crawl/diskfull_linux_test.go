@@ -56,7 +56,7 @@ func TestDiskFull(t *testing.T) {
 	// 64 KiB: room to create the store and a few pages; the demo crawl
 	// needs 128 KiB.
 	cmd := exec.Command(os.Args[0], "-test.run=^TestDiskFullChild$", "-test.v")
-	cmd.Env = append(os.Environ(), "SIMCRAWL_FSIZE=65536", "SIMCRAWL_ARGS="+strings.Join(args, " "))
+	cmd.Env = childEnv("SIMCRAWL_FSIZE=65536", "SIMCRAWL_ARGS="+strings.Join(args, " "))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("child: %v\n%s", err, out)

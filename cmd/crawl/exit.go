@@ -19,6 +19,10 @@ const (
 	exitInterrupt = 130
 )
 
+// errServeStopped is what serve returns when Ctrl-C (or SIGTERM) stopped
+// it: exit 130, as for every interrupted command, with nothing to resume.
+var errServeStopped = fmt.Errorf("web view stopped: %w", context.Canceled)
+
 // usageError is a mistake in the command line: a flag the command does not
 // have, a missing argument, a command that does not exist. It is printed
 // with a hint where to read the usage, not the usage itself, and exits 2.
@@ -61,6 +65,9 @@ func report(w io.Writer, err error) int {
 	switch {
 	case err == nil:
 		return exitOK
+	case err == errServeStopped:
+		fmt.Fprintln(w, "crawl: web view stopped")
+		return exitInterrupt
 	case errors.Is(err, context.Canceled):
 		if err != context.Canceled { // something else went wrong on the way out
 			fmt.Fprintln(w, "crawl:", errorText(err))

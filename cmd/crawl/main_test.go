@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -83,7 +85,7 @@ func TestCrawlCommandEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second crawl: %v", err)
 	}
-	if !strings.Contains(out, "This run: fetched 0,") {
+	if !strings.Contains(out, "decided 0 URLs = stored 0 (0 thin) + dropped 0 exact + 0 near + skipped 0 + errors 0; fetched 0 ") {
 		t.Errorf("rerun of a finished crawl fetched pages:\n%s", out)
 	}
 }
@@ -301,5 +303,30 @@ func TestCrawlNothingFetched(t *testing.T) {
 		if _, _, err := run(t, "", append([]string{"--seeds", seeds, "--data", data, "--set", "fetch.retries=0", "--set", "fetch.delay=0s", "--set", "log.level=error"}, extra...)...); err != nil {
 			t.Errorf("crawl of the demo site %v: %v", extra, err)
 		}
+	}
+}
+
+// The crawl's usage line (crawl --help, crawl help crawl) names every flag
+// the crawl has.
+func TestCrawlUsageNamesEveryFlag(t *testing.T) {
+	fset, _ := (&Main{Stdout: io.Discard, Stderr: io.Discard}).crawlFlagSet()
+	for _, args := range [][]string{{"--help"}, {"help", "crawl"}} {
+		out, _, err := run(t, "", args...)
+		if err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		i := strings.Index(out, "crawl crawl ")
+		if args[0] == "help" {
+			i = strings.Index(out, "Usage: crawl crawl ")
+		}
+		if i < 0 {
+			t.Fatalf("%q prints no usage line of the crawl:\n%s", args, out)
+		}
+		usage, _, _ := strings.Cut(out[i:], "\n")
+		fset.VisitAll(func(f *flag.Flag) {
+			if !strings.Contains(usage, "--"+f.Name+" ") && !strings.Contains(usage, "--"+f.Name+"]") {
+				t.Errorf("%q: usage line %q leaves out --%s", args, usage, f.Name)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -43,13 +45,31 @@ func startCrawlProcess(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) 
 		t.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "SIMCRAWL_MAIN_ARGS="+string(a))
+	cmd.Env = childEnv("SIMCRAWL_MAIN_ARGS=" + string(a))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	return cmd, &stderr
+}
+
+// childEnv is this process's environment plus extra, for a child process
+// of the test binary, with the race detector's pause at exit turned off:
+// a binary built with -race sleeps GORACE's atexit_sleep_ms (1 s by
+// default) as it exits, to let other threads finish their reports. The
+// child still reports every race it finds and exits with status 66 then.
+func childEnv(extra ...string) []string {
+	env := append([]string(nil), os.Environ()...)
+	gorace := "atexit_sleep_ms=0"
+	for i, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GORACE="); ok {
+			gorace = strings.TrimSpace(v + " " + gorace) // the last setting wins
+			env = append(env[:i], env[i+1:]...)
+			break
+		}
+	}
+	return append(append(env, "GORACE="+gorace), extra...)
 }
 
 // waitServed waits until the site has served n pages (bounded: the test
@@ -217,16 +237,74 @@ func TestSecondProcessRefused(t *testing.T) {
 		}
 	}()
 	waitServed(t, g, 3)
-	_, _, err := run(t, "", crawlArgs(seeds, data)...)
-	if err == nil || !strings.Contains(err.Error(), "another crawl") {
-		t.Fatalf("second crawl on a busy data directory: err = %v, want 'another crawl' holds it", err)
-	}
-	// The read-only commands fail at once too, rather than read a file
-	// being written.
+	// A second crawl is refused, and the read-only commands fail too,
+	// rather than read a file being written. Each waits out the lock's
+	// timeout (1 s) before it gives up: they run at once, as they would
+	// from several shells.
+	attempts := [][]string{crawlArgs(seeds, data)}
 	for _, args := range [][]string{{"export"}, {"dups"}, {"dups", "show", "http://x.example/"}, {"stats"}, {"failed"}} {
-		_, _, err := run(t, "", append(args, "--data", data)...)
-		if err == nil || !strings.Contains(err.Error(), "another crawl") {
-			t.Errorf("%v during a crawl: err = %v, want 'another crawl'", args, err)
-		}
+		attempts = append(attempts, append(args, "--data", data))
+	}
+	var wg sync.WaitGroup
+	for _, args := range attempts {
+		wg.Go(func() {
+			_, _, err := run(t, "", args...)
+			if err == nil || !strings.Contains(err.Error(), "another crawl") {
+				t.Errorf("crawl %s during a crawl: err = %v, want 'another crawl' holds it", strings.Join(args, " "), err)
+			}
+		})
+	}
+	wg.Wait()
+	if g.Served() >= int64(g.N) {
+		t.Errorf("the first crawl fetched all %d pages before the checks ended: they did not run during a crawl", g.N)
+	}
+}
+
+// Ctrl-C is the only way `crawl serve` ends, and it exits 130 as every
+// interrupted command does, saying the web view stopped.
+func TestServeInterruptedExits130(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a crawl process")
+	}
+	site := httptest.NewServer(demosite.New())
+	defer site.Close()
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", site.URL+"/\n")
+	data := filepath.Join(dir, "data")
+	if _, _, err := run(t, "", "--seeds", seeds, "--data", data, "--set", "fetch.delay=0s",
+		"--set", "scope.max_pages=3", "--set", "log.level=warn"); err != nil {
+		t.Fatalf("crawl: %v", err)
+	}
+	a, err := json.Marshal([]string{"serve", "--data", data, "--addr", "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "SIMCRAWL_MAIN_ARGS="+string(a))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "Serving the crawl") {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("crawl serve printed %q (%v), want its address; stderr:\n%s", line, err, stderr.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupt {
+		t.Fatalf("serve after Ctrl-C: %v, want exit status 130; stderr:\n%s", err, stderr.String())
+	}
+	if want := "crawl: web view stopped\n"; !strings.HasSuffix(stderr.String(), want) {
+		t.Errorf("serve after Ctrl-C: stderr:\n%s\nwant it to end with %q", stderr.String(), want)
 	}
 }

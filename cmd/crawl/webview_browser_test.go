@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -316,8 +317,8 @@ func startServe(t *testing.T, data string) (string, func()) {
 	base := strings.TrimSuffix(strings.Fields(line[i:])[0], "/")
 	return base, func() {
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("crawl serve: %v", err)
+		if err := <-done; !errors.Is(err, errServeStopped) {
+			t.Errorf("crawl serve: %v, want %v", err, errServeStopped)
 		}
 	}
 }

@@ -57,15 +57,19 @@
 //     pending record (same bytes, ID included) and returns it.
 //   - Confirm and Release are one script each, idempotent, checking the
 //     entry's ID so that a seq given again after lost writes is never
-//     confirmed or released by its old claimant.
+//     confirmed or released by its old claimant. ConfirmBatch sends the
+//     confirms of many claims in one pipeline (the worker's second
+//     confirms, once a second), and ConfirmOn stages a confirm in a
+//     caller's pipeline (redisfrontier's FinishWith).
 //
 // So the judge step of a new page is three round trips (Lookup, Claim,
 // Confirm), of an exact copy one and of a near copy two. With the
 // frontier's Next and Finish a stored page costs five and a dropped copy
 // three or four: above the target of three for stored pages.
 // Lookup and Claim cannot merge (the caller judges the candidates in
-// between); Confirm can ride in one pipeline with the frontier's Finish
-// (both are single EVALSHAs on the crawl's slot), which makes four.
+// between); Confirm rides in one pipeline with the frontier's Finish
+// (ConfirmOn, FinishWith: both are single EVALSHAs on the crawl's slot),
+// which makes four, and the crawler does so when both share a client.
 //
 // Measured on the shared 2-core machine (load 11 to 15 from other
 // engineers' jobs), test server on loopback, memory only, 1M random

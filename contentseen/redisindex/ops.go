@@ -243,6 +243,12 @@ func (x *Index) Claim(ctx context.Context, e contentseen.Entry, tok contentseen.
 // Confirm implements contentseen.Shared (one script, one round trip).
 func (x *Index) Confirm(ctx context.Context, seq uint64, id string) error {
 	res, err := x.entryOp(ctx, confirmScript, seq, id)
+	return confirmReply(seq, res, err)
+}
+
+// confirmReply is Confirm's error for the confirm script's reply res or
+// its error err.
+func confirmReply(seq uint64, res string, err error) error {
 	if err != nil {
 		return fmt.Errorf("redisindex: confirm %d: %w", seq, err)
 	}
@@ -253,6 +259,83 @@ func (x *Index) Confirm(ctx context.Context, seq uint64, id string) error {
 		return fmt.Errorf("redisindex: confirm %d: %w", seq, contentseen.ErrLeaseLost)
 	}
 	return fmt.Errorf("redisindex: confirm %d: %w: reply %q", seq, errCorrupt, res)
+}
+
+// ConfirmOn queues the confirm of claim seq with ID id on pipe, for the
+// caller to send with its own commands (one round trip for all; see
+// redisfrontier.Frontier.FinishWith), and returns what gives Confirm's
+// answer once pipe was sent. It is not retried: a pipeline cut by an
+// unreachable server is the caller's to send again (Confirm is
+// idempotent). pipe must be of Client.
+func (x *Index) ConfirmOn(ctx context.Context, pipe redis.Pipeliner, seq uint64, id string) func() error {
+	if x.isClosed() {
+		return func() error { return confirmReply(seq, "", contentseen.ErrClosed) }
+	}
+	cmd := confirmScript.EvalSha(ctx, pipe, x.keys.all, strconv.FormatUint(seq, 10), id)
+	return func() error {
+		res, err := cmd.Text()
+		if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+			return x.Confirm(ctx, seq, id) // the server lost its scripts: Confirm loads it
+		}
+		return confirmReply(seq, res, x.lost(err))
+	}
+}
+
+// Client returns the client the index runs on (see ConfirmOn).
+func (x *Index) Client() redis.UniversalClient { return x.rdb }
+
+// confirmPerPipe bounds the confirm scripts of one pipelined round trip
+// of ConfirmBatch (each is small; the replies must come within the
+// client's read timeout).
+const confirmPerPipe = 512
+
+// ConfirmBatch implements contentseen.BatchConfirmer: the confirm scripts
+// of claims go in one pipelined round trip (one per 512 claims), each
+// atomic on its own, with Confirm's answer for each. A pipeline cut by an
+// unreachable server is sent again whole, as Confirm is idempotent; a
+// claim whose script the server no longer has (restarted) is confirmed
+// alone, which loads it.
+func (x *Index) ConfirmBatch(ctx context.Context, claims []contentseen.ClaimRef) []error {
+	errs := make([]error, len(claims))
+	for b := 0; b < len(claims); b += confirmPerPipe {
+		part := claims[b:min(len(claims), b+confirmPerPipe)]
+		x.confirmPipe(ctx, part, errs[b:b+len(part)])
+	}
+	return errs
+}
+
+func (x *Index) confirmPipe(ctx context.Context, claims []contentseen.ClaimRef, errs []error) {
+	if x.isClosed() {
+		for i, c := range claims {
+			errs[i] = confirmReply(c.Seq, "", contentseen.ErrClosed)
+		}
+		return
+	}
+	var cmds []*redis.Cmd
+	err := x.retry(ctx, func() error {
+		pipe := x.rdb.Pipeline()
+		cmds = make([]*redis.Cmd, len(claims))
+		for i, c := range claims {
+			cmds[i] = confirmScript.EvalSha(ctx, pipe, x.keys.all, strconv.FormatUint(c.Seq, 10), c.ID)
+		}
+		_, err := pipe.Exec(ctx)
+		if err != nil && transient(err) {
+			return err // the connection failed: no reply is known, send them all again
+		}
+		return nil // each script's own error is its claim's (below)
+	})
+	for i, c := range claims {
+		if err != nil {
+			errs[i] = confirmReply(c.Seq, "", err)
+			continue
+		}
+		res, cerr := cmds[i].Text()
+		if cerr != nil && redis.HasErrorPrefix(cerr, "NOSCRIPT") {
+			errs[i] = x.Confirm(ctx, c.Seq, c.ID)
+			continue
+		}
+		errs[i] = confirmReply(c.Seq, res, x.lost(cerr))
+	}
 }
 
 // Release implements contentseen.Shared (one script, one round trip).

@@ -64,7 +64,10 @@ type Index struct {
 	closed bool
 }
 
-var _ contentseen.Shared = (*Index)(nil)
+var (
+	_ contentseen.Shared         = (*Index)(nil)
+	_ contentseen.BatchConfirmer = (*Index)(nil)
+)
 
 var validName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 

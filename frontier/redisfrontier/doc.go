@@ -3,7 +3,9 @@
 // politeness held across all workers, breadth-first order, a URL-seen set,
 // leases that return a dead worker's URLs to the queue, and a global
 // stored-pages budget. Every operation is one Lua script, so each is
-// atomic and costs one round trip.
+// atomic and costs one round trip; FinishWith sends Finish in one pipeline
+// with the caller's commands (a stored page's confirm in the shared
+// index).
 //
 // # Keys
 //

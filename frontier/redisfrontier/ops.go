@@ -146,8 +146,58 @@ func (f *Frontier) Retry(ctx context.Context, it frontier.Item, after time.Durat
 	return f.complete(ctx, "retry", retryScript, it.URL, args)
 }
 
+// FinishWith is Finish sent in one pipelined round trip with the
+// commands stage queues on pipe ahead of the finish script (for example
+// redisindex.Index.ConfirmOn): they run before it, each on its own, not
+// as one transaction. stage is called again for each attempt, since the
+// whole pipeline is sent again while Redis is unreachable: its commands
+// must be safe to run twice, and the caller reads the replies of the
+// last attempt's. The pipeline goes through Client, on which the
+// caller's commands must be meant to run.
+func (f *Frontier) FinishWith(ctx context.Context, it frontier.Item, outcome string, links []frontier.Item, stage func(pipe redis.Pipeliner)) error {
+	args, err := linkArgs(links)
+	if err != nil {
+		return err
+	}
+	args = append([]any{it.URL, "d:" + outcome, f.heldArg(it.URL), "done"}, args...)
+	var fin *redis.Cmd
+	err = f.retry(ctx, func() error {
+		pipe := f.rdb.Pipeline()
+		stage(pipe)
+		fin = finishScript.EvalSha(ctx, pipe, f.keys, append(f.common(), args...)...)
+		_, err := pipe.Exec(ctx)
+		if err != nil && transient(err) {
+			return err
+		}
+		return nil // the staged commands' errors are the caller's
+	})
+	if err == nil {
+		err = fin.Err()
+	}
+	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+		return f.complete(ctx, "finish", finishScript, it.URL, args) // loads the script
+	}
+	if err != nil {
+		return fmt.Errorf("redisfrontier: finish %q: %w", it.URL, f.lost(err))
+	}
+	res, err := fin.Slice()
+	if err == nil {
+		res, _, err = f.reply(res)
+	}
+	return f.completed("finish", it.URL, res, err)
+}
+
+// Client returns the client the frontier runs on (see FinishWith).
+func (f *Frontier) Client() redis.UniversalClient { return f.rdb }
+
 func (f *Frontier) complete(ctx context.Context, op string, s *redis.Script, url string, args []any) error {
 	res, _, err := f.call(ctx, s, args...)
+	return f.completed(op, url, res, err)
+}
+
+// completed is a completion's answer, given its script's reply res (counts
+// removed) or error err.
+func (f *Frontier) completed(op, url string, res []any, err error) error {
 	if err != nil {
 		return fmt.Errorf("redisfrontier: %s %q: %w", op, url, err)
 	}
@@ -257,6 +307,12 @@ func (f *Frontier) call(ctx context.Context, s *redis.Script, extra ...any) ([]a
 	if err != nil {
 		return nil, frontier.Stats{}, f.lost(err)
 	}
+	return f.reply(res)
+}
+
+// reply splits a script's reply res into its result and the counts, which
+// also become Stats.
+func (f *Frontier) reply(res []any) ([]any, frontier.Stats, error) {
 	if len(res) < 5 {
 		return nil, frontier.Stats{}, fmt.Errorf("%w: script reply %v", errCorrupt, res)
 	}

@@ -1,0 +1,74 @@
+package crawler
+
+import (
+	"context"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/contentseen/redisindex"
+	"github.com/simcrawl/simcrawl/internal/demosite"
+	"github.com/simcrawl/simcrawl/internal/redistest"
+)
+
+// rtCounter counts a go-redis client's round trips: a command or a
+// pipeline is one.
+type rtCounter struct{ n atomic.Int64 }
+
+func (r *rtCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (r *rtCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		r.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (r *rtCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		r.n.Add(1)
+		return next(ctx, cmds)
+	}
+}
+
+// maxRoundTripsPerPage is what a worker may spend talking to Redis per
+// page fetched, its frontier and index on one client, open and leave
+// included (see README, Many machines).
+const maxRoundTripsPerPage = 5.5
+
+// A worker on Redis spends at most maxRoundTripsPerPage round trips per
+// page on a small crawl with copies (exact and near). It is the only
+// worker: its frontier never needs to poll for other workers' URLs (a
+// worker's own completions wake its Next), so the count does not depend
+// on timing.
+func TestDistributedRoundTripsPerPage(t *testing.T) {
+	srv := redistest.Start(t)
+	g := &demosite.Generated{N: 150, DupEvery: 5, IndexPage: true}
+	site := httptest.NewServer(g)
+	defer site.Close()
+	rt := &rtCounter{}
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	t.Cleanup(func() { rdb.Close() })
+	rdb.AddHook(rt)
+	idx, err := redisindex.Open(context.Background(), rdb, redisindex.Options{Name: "t-rt", SharedOptions: contentseen.SharedOptions{K: 6}})
+	if err != nil {
+		t.Fatalf("redisindex.Open: %v", err)
+	}
+	t.Cleanup(func() { idx.Close() })
+	c := distWorkerOn(t, rdb, time.Minute, "t-rt", "worker-a", idx, site.URL+"/")
+	sum := runWorkers(t, context.Background(), c)[0]
+	r := sum.Run
+	if r.Stored == 0 || r.DroppedExact+r.DroppedNear == 0 {
+		t.Fatalf("stored %d, dropped %d: want a crawl with copies", r.Stored, r.DroppedExact+r.DroppedNear)
+	}
+	per := float64(rt.n.Load()) / float64(r.Fetched)
+	t.Logf("%d round trips for %d pages fetched (%d stored, %d dropped): %.2f per page",
+		rt.n.Load(), r.Fetched, r.Stored, r.DroppedExact+r.DroppedNear, per)
+	if per > maxRoundTripsPerPage {
+		t.Errorf("%.2f redis round trips per page, want at most %.2f", per, maxRoundTripsPerPage)
+	}
+}
