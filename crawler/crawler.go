@@ -268,7 +268,11 @@ func (c *Crawler) Close() error {
 func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	start := time.Now()
 	if c.opts.RetryFailed {
-		n, err := c.frontier.RetryFailed(ctx)
+		retry := c.frontier.RetryFailed
+		if c.dist != nil {
+			retry = c.retryFailedShared
+		}
+		n, err := retry(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("crawler: retry failed URLs: %w", err)
 		}

@@ -74,6 +74,46 @@ type Budget interface {
 	ReturnPage(ctx context.Context) error
 }
 
+// FailedRetrier is a shared frontier that can queue failed URLs again
+// (redisfrontier.Frontier is one). With Options.RetryFailed, a worker
+// hands it the URLs its own data directory recorded as failed.
+type FailedRetrier interface {
+	// RetryFailed queues again those of items the crawl recorded as
+	// failed, with their attempts reset, and returns how many.
+	RetryFailed(ctx context.Context, items ...frontier.Item) (int, error)
+}
+
+// retryFailedShared queues again, through the shared frontier, the URLs
+// this worker's data directory recorded as failed, then forgets them here
+// (a failure again records them again). URLs other workers failed are
+// theirs to retry.
+func (c *Crawler) retryFailedShared(ctx context.Context) (int, error) {
+	var items []frontier.Item
+	if err := c.db.View(func(tx *bolt.Tx) error {
+		return frontier.ReadFailedItems(tx, "", func(it frontier.Item) error {
+			items = append(items, it)
+			return nil
+		})
+	}); err != nil {
+		return 0, fmt.Errorf("read failed urls: %w", err)
+	}
+	if len(items) == 0 {
+		return 0, nil
+	}
+	urls := make([]string, len(items))
+	for i, it := range items {
+		urls[i] = it.URL
+	}
+	n, err := c.dist.Queue.(FailedRetrier).RetryFailed(ctx, items...)
+	if err != nil {
+		return 0, err
+	}
+	if err := c.frontier.Forget(ctx, urls...); err != nil {
+		return 0, fmt.Errorf("forget failed urls: %w", err)
+	}
+	return n, nil
+}
+
 // WidestRadius is the widest candidate radius of a crawl with these
 // options: K, or the short texts' ShortK when larger and ShortFeatures is
 // set. A shared index is made with it (Distributed.Index).
@@ -99,8 +139,8 @@ func (d *Distributed) validate(o *Options) []error {
 			errs = append(errs, fmt.Errorf("crawler: distributed: the shared index has k = %d, the crawl's widest radius is %d", d.Index.K(), want))
 		}
 	}
-	if o.RetryFailed {
-		errs = append(errs, errors.New("crawler: distributed: retrying failed URLs is not supported with a shared frontier"))
+	if _, ok := d.Queue.(FailedRetrier); o.RetryFailed && d.Queue != nil && !ok {
+		errs = append(errs, errors.New("crawler: distributed: retrying failed URLs needs a shared frontier that can queue them again (FailedRetrier)"))
 	}
 	return errs
 }
@@ -375,4 +415,59 @@ func writeFileSync(path string, b []byte) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// CrawlFile is the file in a data directory that records the distributed
+// crawl its worker belongs to: its crawl name and backend, one "key:
+// value" line each (crawl_name, backend), as the config keys spell them.
+const CrawlFile = "crawl-backend"
+
+// DirCrawl returns the crawl name and backend recorded in dir (CrawlFile);
+// ok is false when dir records none (it was never a worker's).
+func DirCrawl(dir string) (name, backend string, ok bool, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, CrawlFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", "", false, nil
+	}
+	if err != nil {
+		return "", "", false, fmt.Errorf("crawler: read the data directory's crawl: %w", err)
+	}
+	for line := range strings.Lines(string(b)) {
+		k, v, _ := strings.Cut(strings.TrimSpace(line), ":")
+		switch strings.TrimSpace(k) {
+		case "crawl_name":
+			name = strings.TrimSpace(v)
+		case "backend":
+			backend = strings.TrimSpace(v)
+		}
+	}
+	if name == "" {
+		return "", "", false, fmt.Errorf("crawler: %s names no crawl (want a line crawl_name: NAME)", filepath.Join(dir, CrawlFile))
+	}
+	return name, backend, true, nil
+}
+
+// CheckDirCrawl refuses dir for a worker of crawl name when dir records
+// another crawl (DirCrawl): its pages would be stored twice, once in each
+// crawl.
+func CheckDirCrawl(dir, name string) error {
+	had, backend, ok, err := DirCrawl(dir)
+	if err != nil || !ok || had == name {
+		return err
+	}
+	return fmt.Errorf("crawler: data directory %s belongs to crawl %q (on %s), not %q: give this worker another --data directory, or run it with --set crawl_name=%s",
+		dir, had, backend, name, had)
+}
+
+// RecordDirCrawl records in dir, on a worker's first use of it, the crawl
+// name and backend (an address without credentials) it works for; a dir
+// that records them already is left as it is (see CheckDirCrawl).
+func RecordDirCrawl(dir, name, backend string) error {
+	if _, _, ok, err := DirCrawl(dir); err != nil || ok {
+		return err
+	}
+	if err := writeFileSync(filepath.Join(dir, CrawlFile), []byte("crawl_name: "+name+"\nbackend: "+backend+"\n")); err != nil {
+		return fmt.Errorf("crawler: record the data directory's crawl: %w", err)
+	}
+	return nil
 }

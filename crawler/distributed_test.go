@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,14 +30,28 @@ import (
 // addr, sharing idx, with its own data directory.
 func distWorker(t *testing.T, addr, name, worker string, idx contentseen.Shared, seeds ...string) *Crawler {
 	t.Helper()
+	return distWorkerWith(t, addr, name, worker, idx, nil, seeds...)
+}
+
+// distWorkerWith is distWorker with set, when not nil, changing the
+// options before Open.
+func distWorkerWith(t *testing.T, addr, name, worker string, idx contentseen.Shared, set func(*Options), seeds ...string) *Crawler {
+	t.Helper()
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	t.Cleanup(func() { rdb.Close() })
-	return distWorkerOn(t, rdb, 20*time.Millisecond, name, worker, idx, seeds...)
+	return distWorkerSet(t, rdb, 20*time.Millisecond, name, worker, idx, set, seeds...)
 }
 
 // distWorkerOn is distWorker with its frontier on the client rdb, polling
 // every poll for URLs other workers queue.
 func distWorkerOn(t *testing.T, rdb redis.UniversalClient, poll time.Duration, name, worker string, idx contentseen.Shared, seeds ...string) *Crawler {
+	t.Helper()
+	return distWorkerSet(t, rdb, poll, name, worker, idx, nil, seeds...)
+}
+
+// distWorkerSet is distWorkerOn with set, when not nil, changing the
+// options before Open.
+func distWorkerSet(t *testing.T, rdb redis.UniversalClient, poll time.Duration, name, worker string, idx contentseen.Shared, set func(*Options), seeds ...string) *Crawler {
 	t.Helper()
 	q, err := redisfrontier.Open(context.Background(), rdb, redisfrontier.Options{Name: name, Worker: worker, Poll: poll,
 		Options: frontier.Options{PerHostInFlight: 4, PerHostDelay: -1}})
@@ -47,6 +63,9 @@ func distWorkerOn(t *testing.T, rdb redis.UniversalClient, poll time.Duration, n
 	opts.Parallelism = 4
 	opts.Logger = slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	opts.Distributed = &Distributed{Queue: q, Index: idx, Worker: worker, Budget: q}
+	if set != nil {
+		set(&opts)
+	}
 	c, err := Open(opts)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
@@ -341,5 +360,105 @@ func TestDistributedStopsWhenRedisLostTheCrawl(t *testing.T) {
 	}
 	if int(g.Served()) >= g.N {
 		t.Errorf("the whole site was crawled after the loss")
+	}
+}
+
+// A worker keeps the URLs it failed and skipped, with their reasons, in
+// its own data directory, where crawl stats and crawl failed read them as
+// they do for a single-process crawl.
+func TestDistributedRecordsFailedAndSkipped(t *testing.T) {
+	srv := redistest.Start(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, `<html><body><p>The index page of a small site, with enough words to be a page of its own.</p>
+<a href="/missing">gone</a> <a href="/private">private</a></body></html>`)
+	})
+	mux.HandleFunc("/private", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<html><head><meta name="robots" content="noindex"></head><body><p>Not for the index.</p></body></html>`)
+	})
+	site := httptest.NewServer(mux)
+	defer site.Close()
+	c := distWorker(t, srv.Addr(), "t-failed", "worker-a", redisIndex(t, srv.Addr(), "t-failed"), site.URL+"/")
+	dir := c.opts.DataDir
+	runWorkers(t, context.Background(), c)
+
+	d, err := OpenData(dir, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var failed, skipped []string
+	if err := d.Failed(func(u, reason string) error {
+		failed = append(failed, strings.TrimPrefix(u, site.URL)+" "+reason)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Skipped(func(u, reason string) error {
+		skipped = append(skipped, strings.TrimPrefix(u, site.URL)+" "+reason)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(failed) != 1 || !strings.HasPrefix(failed[0], "/missing ") || !strings.Contains(failed[0], "404") {
+		t.Errorf("failed URLs in the worker's directory: %q, want /missing with its 404", failed)
+	}
+	if len(skipped) != 1 || skipped[0] != "/private noindex" {
+		t.Errorf("skipped URLs in the worker's directory: %q, want [/private noindex]", skipped)
+	}
+	fs, err := d.FrontierStats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs.Failed != 1 {
+		t.Errorf("FrontierStats().Failed = %d, want 1", fs.Failed)
+	}
+}
+
+// crawl --retry-failed on a worker queues the URLs its data directory
+// recorded as failed again through the shared frontier: a page that
+// answered 404 and is back is stored, and no longer listed as failed.
+func TestDistributedRetriesFailed(t *testing.T) {
+	srv := redistest.Start(t)
+	var back atomic.Bool
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/":
+			fmt.Fprint(w, `<html><body><p>The index page of a small site, with enough words to be a page of its own.</p><a href="/later">later</a></body></html>`)
+		case r.URL.Path == "/later" && back.Load():
+			fmt.Fprint(w, `<html><body><p>A page that was missing for a while and came back with other words in it.</p></body></html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	site := httptest.NewServer(mux)
+	defer site.Close()
+	dir := t.TempDir()
+	idx := redisIndex(t, srv.Addr(), "t-retry")
+	c := distWorkerWith(t, srv.Addr(), "t-retry", "worker-a", idx, func(o *Options) { o.DataDir = dir }, site.URL+"/")
+	runWorkers(t, context.Background(), c)
+
+	back.Store(true)
+	c = distWorkerWith(t, srv.Addr(), "t-retry", "worker-a", idx, func(o *Options) { o.DataDir, o.RetryFailed = dir, true }, site.URL+"/")
+	sums := runWorkers(t, context.Background(), c)
+	if sums[0].RetriedFailed != 1 || sums[0].Run.Stored != 1 || sums[0].Failed != 0 {
+		t.Errorf("rerun with RetryFailed: retried %d, stored %d, failed %d; want 1, 1, 0", sums[0].RetriedFailed, sums[0].Run.Stored, sums[0].Failed)
+	}
+	d, err := OpenData(dir, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var failed []string
+	if err := d.Failed(func(u, _ string) error { failed = append(failed, u); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(failed) != 0 {
+		t.Errorf("failed URLs in the worker's directory after the retry: %q, want none", failed)
 	}
 }

@@ -513,14 +513,22 @@ func (c *Crawler) backoff(attempts int, retryAfter time.Duration) time.Duration 
 
 func (c *Crawler) fail(ctx context.Context, it frontier.Item, reason string) error {
 	c.opts.Logger.Info("failed", "url", it.URL, "reason", reason)
-	if err := c.lostLease(c.queue.Fail(ctx, it, reason), it); err != nil {
+	err := c.queue.Fail(ctx, it, reason)
+	if err == nil {
+		err = c.recordLocal(ctx, it, reason, true)
+	}
+	if err := c.lostLease(err, it); err != nil {
 		return fmt.Errorf("crawler: record failure of %s: %w", it.URL, err)
 	}
 	return nil
 }
 
 func (c *Crawler) done(ctx context.Context, it frontier.Item, outcome string) error {
-	if err := c.lostLease(c.queue.Done(ctx, it, outcome), it); err != nil {
+	err := c.queue.Done(ctx, it, outcome)
+	if err == nil {
+		err = c.recordLocal(ctx, it, outcome, false)
+	}
+	if err := c.lostLease(err, it); err != nil {
 		return fmt.Errorf("crawler: mark %s done: %w", it.URL, err)
 	}
 	return nil

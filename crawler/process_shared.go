@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -145,7 +146,12 @@ func (c *Crawler) sharedAlias(ctx context.Context, p *page) (bool, error) {
 		return false, nil
 	}
 	p.alias = true
-	return true, c.lostLease(c.queue.Done(ctx, p.item, outcomeRedirect+p.finalURL), p.item)
+	outcome := outcomeRedirect + p.finalURL
+	err = c.queue.Done(ctx, p.item, outcome)
+	if err == nil {
+		err = c.recordLocal(ctx, p.item, outcome, false)
+	}
+	return true, c.lostLease(err, p.item)
 }
 
 // dropShared records p as a copy of the committed entry cand.
@@ -324,7 +330,11 @@ func (c *Crawler) confirmed(ctx context.Context, id, seq uint64, err error, agai
 // finishShared completes p in the shared queue with outcome, its links
 // when follow is set (and the page allows it), and counts it.
 func (c *Crawler) finishShared(ctx context.Context, p *page, outcome string, follow bool, d *storage.DropRecord) error {
-	if err := c.lostLease(c.queue.Finish(ctx, p.item, outcome, c.followed(p, follow)), p.item); err != nil {
+	err := c.queue.Finish(ctx, p.item, outcome, c.followed(p, follow))
+	if err == nil {
+		err = c.recordLocal(ctx, p.item, outcome, false)
+	}
+	if err := c.lostLease(err, p.item); err != nil {
 		return fmt.Errorf("crawler: finish %s: %w", p.item.URL, err)
 	}
 	c.count(p, d)
@@ -438,3 +448,20 @@ func (c *Crawler) reclaim(ctx context.Context, id uint64) (uint64, error) {
 
 // maxReclaims bounds reclaim's attempts.
 const maxReclaims = 8
+
+// recordLocal keeps in the worker's own data directory (its bbolt
+// frontier, which a distributed worker does not take URLs from) the URLs
+// the shared queue recorded as failed (failed set, outcome the reason) or
+// skipped (a "skipped:" outcome), so that crawl stats, crawl failed and
+// crawl serve list them as they do for a single-process crawl. Other
+// outcomes (stored, dropped) are recorded with their pages and drops. It
+// does nothing in a single-process crawl, whose queue is that frontier.
+func (c *Crawler) recordLocal(ctx context.Context, it frontier.Item, outcome string, failed bool) error {
+	if c.dist == nil || !failed && !strings.HasPrefix(outcome, "skipped:") {
+		return nil
+	}
+	if err := c.frontier.Record(context.WithoutCancel(ctx), it, outcome, failed); err != nil {
+		return fmt.Errorf("record %s in the data directory: %w", it.URL, err)
+	}
+	return nil
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -115,6 +116,10 @@ type Summary struct {
 	// again. Run.Fetched counts those answering 2xx; the others are among
 	// Run.Errors.
 	RetriedFailed int
+	// QueueLost is set when the shared frontier lost the crawl's keys
+	// (a Redis back without its data): Frontier holds the last counts
+	// known, not what is queued, and Print says so.
+	QueueLost bool
 }
 
 // HostCount is a host and a count.
@@ -175,8 +180,12 @@ func (s *Summary) Print(w io.Writer) {
 	if total > 0 {
 		rate = 100 * float64(s.Drops) / float64(total)
 	}
-	fmt.Fprintf(w, "All runs: %d page%s stored, %d dropped as duplicates (drop rate %.1f%%); URLs failed: %d, still queued: %d\n",
-		s.Pages, plural(s.Pages), s.Drops, rate, s.Failed, s.Frontier.Pending+s.Frontier.InFlight)
+	queued := strconv.Itoa(s.Frontier.Pending + s.Frontier.InFlight)
+	if s.QueueLost {
+		queued = "unknown (the shared frontier's keys are gone)"
+	}
+	fmt.Fprintf(w, "All runs: %d page%s stored, %d dropped as duplicates (drop rate %.1f%%); URLs failed: %d, still queued: %s\n",
+		s.Pages, plural(s.Pages), s.Drops, rate, s.Failed, queued)
 	if s.RetriedFailed > 0 {
 		fmt.Fprintf(w, "--retry-failed: %d URL%s that had failed requested again; those failing again are among this run's errors (crawl failed lists them)\n",
 			s.RetriedFailed, plural(s.RetriedFailed))

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -47,6 +49,17 @@ func parseBackend(raw string) (*redis.Options, error) {
 	return o, nil
 }
 
+// backendAddr is the backend URL raw (valid, see parseBackend) without
+// its credentials, to record in a data directory.
+func backendAddr(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	u.User = nil
+	return u.String()
+}
+
 // backend is a worker's connection to the crawl's shared parts on Redis.
 type backend struct {
 	rdb   *redis.Client
@@ -56,13 +69,19 @@ type backend struct {
 
 // openBackend joins the crawl cfg.CrawlName on cfg.Backend as the worker
 // of opts.DataDir, and sets opts.Distributed. It refuses a crawl started
-// with other crawl-wide settings (checkSettings). A worker without seeds
+// with other crawl-wide settings (checkSettings), and a data directory
+// recorded for another crawl (crawler.CheckDirCrawl). A worker without seeds
 // and without scope.allow_domains takes the crawl's scope.
-func openBackend(ctx context.Context, cfg Config, opts *crawler.Options) (*backend, error) {
+func openBackend(ctx context.Context, cfg Config, opts *crawler.Options) (_ *backend, err error) {
 	ro, err := parseBackend(cfg.Backend)
 	if err != nil {
 		return nil, err
 	}
+	if err := crawler.CheckDirCrawl(opts.DataDir, cfg.CrawlName); err != nil {
+		return nil, err
+	}
+	_, serr := os.Stat(opts.DataDir)
+	fresh := errors.Is(serr, os.ErrNotExist)
 	worker, err := crawler.WorkerName(opts.DataDir)
 	if err != nil {
 		return nil, err
@@ -71,8 +90,17 @@ func openBackend(ctx context.Context, cfg Config, opts *crawler.Options) (*backe
 	b := &backend{rdb: redis.NewClient(ro)}
 	ok := false
 	defer func() {
-		if !ok {
-			_ = b.close(context.WithoutCancel(ctx), false) // the error that failed the open says more
+		if ok {
+			return
+		}
+		_ = b.close(context.WithoutCancel(ctx), false) // the error that failed the open says more
+		if fresh {
+			// A failed start leaves no data directory it created.
+			if rerr := os.Remove(filepath.Join(opts.DataDir, crawler.WorkerFile)); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("backend: remove the worker name: %w", rerr))
+			} else if rerr := os.Remove(opts.DataDir); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("backend: remove the data directory: %w", rerr))
+			}
 		}
 	}()
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -110,6 +138,9 @@ func openBackend(ctx context.Context, cfg Config, opts *crawler.Options) (*backe
 		SharedOptions: contentseen.SharedOptions{Layout: layout, K: radius, Lease: lease}})
 	if err != nil {
 		return nil, fmt.Errorf("backend: %w", err)
+	}
+	if err := crawler.RecordDirCrawl(opts.DataDir, cfg.CrawlName, backendAddr(cfg.Backend)); err != nil {
+		return nil, err
 	}
 	opts.Distributed = &crawler.Distributed{Queue: b.queue, Index: b.index, Worker: worker, Budget: b.queue}
 	opts.Logger.Info("joined the distributed crawl", "crawl", cfg.CrawlName, "redis", ro.Addr, "worker", worker)
@@ -227,7 +258,10 @@ func quoteSetting(v string) string {
 }
 
 // crawlSettings are the settings every worker of a crawl must share, by
-// config key.
+// config key. scope.max_pages is not one: it is the crawl's page budget,
+// which each worker claims pages from up to its own limit, so a worker
+// started with a higher one continues a crawl stopped at the old one
+// (crawls started before recorded it; it is no longer compared).
 func crawlSettings(cfg Config, allow []string) map[string]string {
 	sc, f, cs := cfg.Scope, cfg.Fetch, cfg.ContentSeen
 	list := func(xs []string) string { return strings.Join(xs, ",") }
@@ -237,7 +271,6 @@ func crawlSettings(cfg Config, allow []string) map[string]string {
 		"scope.include":              strings.Join(sc.Include, "\n"),
 		"scope.exclude":              strings.Join(sc.Exclude, "\n"),
 		"scope.max_depth":            strconv.Itoa(sc.MaxDepth),
-		"scope.max_pages":            strconv.Itoa(sc.MaxPages),
 		"scope.follow_nofollow":      strconv.FormatBool(sc.FollowNoFollow),
 		"fetch.per_host":             strconv.Itoa(f.PerHost),
 		"fetch.delay":                f.Delay.String(),
@@ -254,4 +287,53 @@ func crawlSettings(cfg Config, allow []string) map[string]string {
 		"contentseen.size_ratio":     strconv.FormatFloat(cs.SizeRatio, 'g', -1, 64),
 		"backend_lease":              cfg.BackendLease.String(),
 	}
+}
+
+// backendLost reports whether err says Redis lost the crawl's keys.
+func backendLost(err error) bool {
+	return errors.Is(err, redisfrontier.ErrLost) || errors.Is(err, redisindex.ErrLost)
+}
+
+// firstLoss keeps, of the errors joined in err (each fetching goroutine
+// of the worker, and each step of a page, may meet the loss), the first
+// saying that Redis lost the crawl's keys, and all the others.
+func firstLoss(err error) error {
+	seen := false
+	var keep []error
+	var walk func(error)
+	walk = func(e error) {
+		if parts := joined(e); parts != nil {
+			for _, p := range parts {
+				walk(p)
+			}
+			return
+		}
+		if backendLost(e) {
+			if seen {
+				return
+			}
+			seen = true
+		}
+		keep = append(keep, e)
+	}
+	walk(err)
+	return errors.Join(keep...)
+}
+
+// joined returns the errors err joins when it is an errors.Join (its text
+// is theirs, one a line), else nil.
+func joined(err error) []error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return nil
+	}
+	parts := j.Unwrap()
+	texts := make([]string, len(parts))
+	for i, p := range parts {
+		texts[i] = p.Error()
+	}
+	if strings.Join(texts, "\n") != err.Error() {
+		return nil // an error of its own wrapping several (fmt.Errorf with %w twice)
+	}
+	return parts
 }

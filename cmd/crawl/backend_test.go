@@ -2,13 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/simcrawl/simcrawl/internal/demosite"
 	"github.com/simcrawl/simcrawl/internal/redistest"
@@ -131,5 +137,110 @@ func TestBackendUnreachableNoRedisLogLines(t *testing.T) {
 		if dial := strings.Contains(out, "level=DEBUG msg=\"redis: connection pool: failed to dial"); dial != (level == "debug") {
 			t.Errorf("log.level=%s: stderr:\n%s\nwant go-redis's lines in the crawl's log at debug level only", level, out)
 		}
+	}
+}
+
+// scope.max_pages is the crawl's page budget, not a setting every worker
+// must share: a crawl stopped at it continues when a worker is started
+// with a higher limit.
+func TestBackendRaisesMaxPages(t *testing.T) {
+	srv := redistest.Start(t)
+	site := httptest.NewServer(&demosite.Generated{N: 10, IndexPage: true})
+	defer site.Close()
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", site.URL+"/\n")
+	base := []string{"--backend", srv.URL(0), "--seeds", seeds, "--data", filepath.Join(dir, "a"), "--set", "fetch.delay=0s", "--set", "log.level=warn"}
+	out, _, err := run(t, "", append(base, "--set", "scope.max_pages=3")...)
+	if err != nil || !strings.Contains(out, "Stopped at the page limit (scope.max_pages = 3") {
+		t.Fatalf("first run with max_pages 3: %v\n%s", err, out)
+	}
+	// The URLs still queued are in Redis: stats says where, not 0.
+	out, _, err = run(t, "", "stats", "--data", filepath.Join(dir, "a"))
+	if want := `Pending  held by the shared frontier of crawl "default" at ` + srv.URL(0); err != nil || !strings.Contains(out, want) {
+		t.Errorf("stats after the page limit: %v; want %q in\n%s", err, want, out)
+	}
+	out, _, err = run(t, "", append(base, "--set", "scope.max_pages=100")...)
+	if err != nil || !strings.Contains(out, "All runs: 11 pages stored") {
+		t.Errorf("rerun with max_pages 100: %v\n%s", err, out)
+	}
+}
+
+// A worker's data directory records its crawl at first use: a worker of
+// another crawl started on it is refused, naming both, before anything is
+// crawled.
+func TestBackendRefusesAnotherCrawlsDirectory(t *testing.T) {
+	srv := redistest.Start(t)
+	site := httptest.NewServer(&demosite.Generated{N: 10, IndexPage: true})
+	defer site.Close()
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", site.URL+"/\n")
+	base := []string{"--backend", srv.URL(0), "--seeds", seeds, "--data", filepath.Join(dir, "a"), "--set", "fetch.delay=0s", "--set", "log.level=warn"}
+	if _, _, err := run(t, "", append(base, "--set", "crawl_name=down")...); err != nil {
+		t.Fatalf("first crawl: %v", err)
+	}
+	out, _, err := run(t, "", append(base, "--set", "crawl_name=maxp")...)
+	if err == nil || !strings.Contains(err.Error(), `belongs to crawl "down"`) || !strings.Contains(err.Error(), `not "maxp"`) {
+		t.Errorf("a directory of crawl down in crawl maxp: %v\n%s", err, out)
+	}
+	if _, _, err := run(t, "", append(base, "--set", "crawl_name=down")...); err != nil {
+		t.Errorf("the same crawl again: %v", err)
+	}
+}
+
+// A worker that cannot reach Redis leaves no data directory it created.
+func TestBackendFailedStartLeavesNoDirectory(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", "http://127.0.0.1:1/\n")
+	data := filepath.Join(dir, "data")
+	if _, _, err := run(t, "", "--seeds", seeds, "--backend", "redis://"+addr+"/0", "--data", data); err == nil {
+		t.Fatal("unreachable redis: no error")
+	}
+	if _, err := os.Stat(data); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after a failed start the data directory is there (%v)", err)
+	}
+}
+
+// A Redis that comes back without the crawl's keys stops the worker with
+// the loss said once, and a summary that does not claim URLs still
+// queued that Redis no longer holds.
+func TestBackendLostKeysReportedOnce(t *testing.T) {
+	srv := redistest.Start(t)
+	g := &demosite.Generated{N: 300, IndexPage: true, Latency: 20 * time.Millisecond}
+	site := httptest.NewServer(g)
+	defer site.Close()
+	dir := t.TempDir()
+	seeds := writeFile(t, dir, "seeds.txt", site.URL+"/\n")
+	type result struct {
+		out string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, _, err := run(t, "", "--backend", srv.URL(0), "--seeds", seeds, "--data", filepath.Join(dir, "a"),
+			"--set", "fetch.delay=0s", "--set", "log.level=error")
+		done <- result{out, err}
+	}()
+	for g.Served() < 20 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	if err := rdb.FlushAll(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	var rep bytes.Buffer
+	report(&rep, r.err)
+	if n := strings.Count(rep.String(), "are gone from redis"); n != 1 {
+		t.Errorf("the loss is said %d times, want once:\n%s", n, rep.String())
+	}
+	if regexp.MustCompile(`still queued: [1-9]`).MatchString(r.out) {
+		t.Errorf("the summary claims URLs still queued after the crawl's keys are gone:\n%s", r.out)
 	}
 }

@@ -155,10 +155,11 @@ func (m *Main) crawl(ctx context.Context, cfg Config, seeds []string, tweak func
 		}
 		return err
 	}
+	lost := false // Redis lost the crawl's keys: nothing to leave
 	if be != nil {
 		defer func() {
 			// Leave: this worker's URLs go back to the queue at once.
-			if cerr := be.close(context.WithoutCancel(ctx), true); cerr != nil {
+			if cerr := be.close(context.WithoutCancel(ctx), !lost); cerr != nil {
 				err = errors.Join(err, cerr)
 			}
 		}()
@@ -170,6 +171,13 @@ func (m *Main) crawl(ctx context.Context, cfg Config, seeds []string, tweak func
 		}
 	}
 	sum, runErr := c.Run(ctx)
+	if be != nil && backendLost(runErr) {
+		lost = true
+		runErr = firstLoss(runErr)
+		if sum != nil {
+			sum.QueueLost = true
+		}
+	}
 	if err := stopUI(); err != nil { // before Close: the view reads the crawl's database
 		runErr = errors.Join(runErr, err)
 	}

@@ -4,8 +4,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -18,18 +22,22 @@ import (
 // statsJSON is the output of `crawl stats --json`. The field names are a
 // user contract. Histograms have 65 entries: index = distance in bits.
 type statsJSON struct {
-	Stored       int     `json:"stored"` // all stored pages, thin included
-	Thin         int     `json:"thin"`   // stored, too little text to fingerprint
-	DroppedExact int     `json:"dropped_exact"`
-	DroppedNear  int     `json:"dropped_near"`
-	Failed       int     `json:"failed"`    // URLs given up on
-	Skipped      int     `json:"skipped"`   // URLs neither stored nor dropped (crawl failed --skipped lists them)
-	Pending      int     `json:"pending"`   // URLs still queued (a resumed crawl fetches them)
-	DropRate     float64 `json:"drop_rate"` // dropped / (stored + dropped)
-	K            int     `json:"k"`         // the threshold of the last crawl (else the configured one)
-	KSource      string  `json:"-"`
-	Features     string  `json:"features"` // the feature scheme the index was built with
-	Layout       string  `json:"layout"`   // the index's table layout (crawl index migrate changes it)
+	Stored       int `json:"stored"` // all stored pages, thin included
+	Thin         int `json:"thin"`   // stored, too little text to fingerprint
+	DroppedExact int `json:"dropped_exact"`
+	DroppedNear  int `json:"dropped_near"`
+	Failed       int `json:"failed"`  // URLs given up on
+	Skipped      int `json:"skipped"` // URLs neither stored nor dropped (crawl failed --skipped lists them)
+	Pending      int `json:"pending"` // URLs still queued (a resumed crawl fetches them)
+	// SharedFrontier, for the directories of workers of a distributed
+	// crawl, names where their queue is: the shared frontier (crawl
+	// "NAME" at BACKEND), which Pending does not count.
+	SharedFrontier string  `json:"shared_frontier,omitempty"`
+	DropRate       float64 `json:"drop_rate"` // dropped / (stored + dropped)
+	K              int     `json:"k"`         // the threshold of the last crawl (else the configured one)
+	KSource        string  `json:"-"`
+	Features       string  `json:"features"` // the feature scheme the index was built with
+	Layout         string  `json:"layout"`   // the index's table layout (crawl index migrate changes it)
 
 	Hosts []hostStatsJSON `json:"hosts"` // the hosts with the most drops, at most 10
 
@@ -176,6 +184,7 @@ func collectStats(ctx context.Context, set *crawler.DataSet) (*statsJSON, error)
 		return hosts[h]
 	}
 	var fps []contentseen.Fingerprint
+	var sharedAt []string
 	metaFrom := ""
 	err := set.Each(func(_ int, data *crawler.Data) error {
 		ds := dirStatsJSON{Data: data.Dir}
@@ -184,6 +193,13 @@ func collectStats(ctx context.Context, set *crawler.DataSet) (*statsJSON, error)
 			return err
 		}
 		ds.Failed, ds.Pending = fs.Failed, fs.Pending+fs.InFlight
+		shared, err := sharedFrontier(data.Dir)
+		if err != nil {
+			return err
+		}
+		if shared != "" && !slices.Contains(sharedAt, shared) {
+			sharedAt = append(sharedAt, shared)
+		}
 		if err := data.Skipped(func(string, string) error { ds.Skipped++; return nil }); err != nil {
 			return err
 		}
@@ -244,6 +260,7 @@ func collectStats(ctx context.Context, set *crawler.DataSet) (*statsJSON, error)
 	if len(s.DataDirs) == 1 {
 		s.DataDirs = nil // one directory: its figures are the totals
 	}
+	s.SharedFrontier = strings.Join(sharedAt, "; ")
 	s.DropRate = rate(s.DroppedExact+s.DroppedNear, s.Stored)
 	for h, c := range hosts {
 		if c.dropped > 0 {
@@ -292,8 +309,13 @@ func writeStats(w io.Writer, s *statsJSON) {
 	fmt.Fprintf(w, "Stored   %d page%s (%d thin: too little text to fingerprint)\n", s.Stored, plural(s.Stored), s.Thin)
 	fmt.Fprintf(w, "Dropped  %d exact + %d near = %d (drop rate %.1f%%)\n",
 		s.DroppedExact, s.DroppedNear, s.DroppedExact+s.DroppedNear, 100*s.DropRate)
-	fmt.Fprintf(w, "Failed   %d URL%s\nSkipped  %d URL%s (robots.txt, not HTML, noindex, redirects: crawl failed --skipped)\nPending  %d URL%s\n",
-		s.Failed, plural(s.Failed), s.Skipped, plural(s.Skipped), s.Pending, plural(s.Pending))
+	fmt.Fprintf(w, "Failed   %d URL%s\nSkipped  %d URL%s (robots.txt, not HTML, noindex, redirects: crawl failed --skipped)\n",
+		s.Failed, plural(s.Failed), s.Skipped, plural(s.Skipped))
+	if s.SharedFrontier != "" {
+		fmt.Fprintf(w, "Pending  held by the shared frontier of %s (a worker's summary says how many are still queued)\n", s.SharedFrontier)
+	} else {
+		fmt.Fprintf(w, "Pending  %d URL%s\n", s.Pending, plural(s.Pending))
+	}
 	if s.Features != "" {
 		fmt.Fprintf(w, "Features %s; layout %s; k = %d (from %s)\n", s.Features, s.Layout, s.K, s.KSource)
 	}
@@ -381,4 +403,23 @@ func writeSimilarities(w io.Writer, counts []int) {
 		}
 		fmt.Fprintf(w, "  %s | %-50s %d\n", label, strings.Repeat("#", (n*50+top-1)/top), n)
 	}
+}
+
+// sharedFrontier names, for the data directory of a worker of a
+// distributed crawl, the shared frontier holding its crawl's queue
+// (crawl "NAME" at BACKEND); "" for another directory.
+func sharedFrontier(dir string) (string, error) {
+	name, backend, ok, err := crawler.DirCrawl(dir)
+	if err != nil {
+		return "", err
+	}
+	if ok {
+		return fmt.Sprintf("crawl %q at %s", name, backend), nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, crawler.WorkerFile)); err == nil {
+		return "its crawl (not recorded in " + dir + ")", nil
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("stats: %w", err)
+	}
+	return "", nil
 }

@@ -93,6 +93,28 @@ func (f *Frontier) Add(ctx context.Context, items ...frontier.Item) (int, error)
 	return int(n), nil
 }
 
+// RetryFailed queues again, with their attempts reset, those of items
+// whose URLs the crawl recorded as failed (by any worker), and returns how
+// many; the others (unknown, pending, in flight, done) are left as they
+// are. A worker calls it with the failed URLs its data directory recorded
+// (crawl --retry-failed).
+func (f *Frontier) RetryFailed(ctx context.Context, items ...frontier.Item) (int, error) {
+	for i := range items {
+		items[i].Attempts, items[i].LastError = 0, ""
+	}
+	args, err := linkArgs(items)
+	if err != nil || len(args) == 0 {
+		return 0, err
+	}
+	res, _, err := f.call(ctx, retryFailedScript, append([]any{f.callID()}, args...)...)
+	if err != nil {
+		return 0, fmt.Errorf("redisfrontier: retry failed: %w", err)
+	}
+	f.wakeLocal()
+	n, _ := res[0].(int64)
+	return int(n), nil
+}
+
 // Finish marks it done and queues links in one script (one round trip).
 // See frontier.Queue. If this worker's lease expired meanwhile but no
 // other worker took the URL, Finish still completes it; if another worker

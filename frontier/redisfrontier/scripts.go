@@ -301,6 +301,33 @@ if r then return reply({r}) end
 return reply({remember(ARGV[6], addlinks(7))})
 `)
 
+// retryFailedScript queues again the URLs of ARGV[7..] (url, host,
+// record) triples that the crawl recorded as failed: ARGV[6] call id.
+// Returns {queued}.
+var retryFailedScript = redis.NewScript(prelude + `
+local r = replayed(ARGV[6])
+if r then return reply({r}) end
+local i, queued, touched = 7, 0, {}
+while i + 2 <= #ARGV do
+  local url, h, rec = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  i = i + 3
+  local st = redis.call('HGET', URLS, url)
+  if st and string.sub(st, 1, 2) == 'f:' then
+    redis.call('HSET', URLS, url, 'p')
+    local seq = redis.call('INCR', P .. 'seq')
+    push(h, string.match(rec, '^%[0,(%d+),'), '[' .. seq .. string.sub(rec, 3), false)
+    touched[h] = true
+    queued = queued + 1
+  end
+end
+if queued > 0 then
+  redis.call('HINCRBY', N, 'failed', -queued)
+  redis.call('HINCRBY', N, 'pending', queued)
+end
+for h in pairs(touched) do schedule(h) end
+return reply({remember(ARGV[6], queued)})
+`)
+
 // finishScript completes a URL as done or failed: ARGV[6] url, [7] state
 // ('d:outcome' or 'f:reason'), [8] held ('1' if this worker holds it),
 // [9] counter ('done' or 'failed'), [10..] link triples. Returns {'ok'} or
@@ -427,4 +454,4 @@ redis.call('HSET', KEYS[1], unpack(ARGV))
 return {}
 `)
 
-var scripts = []*redis.Script{nextScript, addScript, finishScript, retryScript, aliasScript, renewScript, leaveScript, claimScript, returnScript, metaScript}
+var scripts = []*redis.Script{nextScript, addScript, finishScript, retryScript, retryFailedScript, aliasScript, renewScript, leaveScript, claimScript, returnScript, metaScript}
