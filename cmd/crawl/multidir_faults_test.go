@@ -38,7 +38,11 @@ func TestSeveralDataDirsErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer held.Close()
+	t.Cleanup(func() { // after the parallel subtests below
+		if err := held.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	missing := filepath.Join(t.TempDir(), "missing")
 
 	// serve is given an address it cannot listen on: it must fail on its
@@ -57,6 +61,7 @@ func TestSeveralDataDirsErrors(t *testing.T) {
 			{"busy", []string{busy, a}, false, "in use by another crawl: " + busy},
 		} {
 			t.Run(strings.Join(cmd, " ")+"/"+tc.name, func(t *testing.T) {
+				t.Parallel() // each busy case waits out the lock timeout
 				_, _, err := run(t, "", append(slices.Clone(cmd), dataFlags(tc.dirs...)...)...)
 				var ue *usageError
 				if err == nil || !strings.Contains(err.Error(), tc.want) || errors.As(err, &ue) != tc.usage {
