@@ -86,6 +86,7 @@ func waitExit(t *testing.T, name string, cmd *exec.Cmd, stderr interface{ String
 // decided once across the workers (none lost, none stored twice), of each
 // pair of copies one is stored, and no page is fetched more than twice.
 func TestBackendWorkersKillNine(t *testing.T) {
+	t.Parallel() // waits on leases, restarts and dial retries, not the CPU
 	if testing.Short() {
 		t.Skip("starts crawl processes")
 	}
@@ -124,6 +125,7 @@ func TestBackendWorkersKillNine(t *testing.T) {
 // (a copy beside it, never a copy dropped for nothing): at most the pages
 // it had in flight.
 func TestBackendWorkerKilledForGood(t *testing.T) {
+	t.Parallel() // waits on leases, restarts and dial retries, not the CPU
 	if testing.Short() {
 		t.Skip("starts crawl processes")
 	}
@@ -149,6 +151,7 @@ func TestBackendWorkerKilledForGood(t *testing.T) {
 // Redis is killed and restarted from its append-only file mid-crawl: the
 // workers wait, reconnect and finish the crawl, every page decided.
 func TestBackendRedisRestart(t *testing.T) {
+	t.Parallel() // waits on leases, restarts and dial retries, not the CPU
 	if testing.Short() {
 		t.Skip("starts crawl processes")
 	}
@@ -287,6 +290,7 @@ func checkWorkers(t *testing.T, g *demosite.Generated, dirs []string, maxTwice i
 // Ctrl-C: the worker finishes its pages in flight, leaves (no URL stays
 // leased to it) and exits 130; a worker joining later finishes the crawl.
 func TestBackendInterruptLeaves(t *testing.T) {
+	t.Parallel() // waits on leases, restarts and dial retries, not the CPU
 	if testing.Short() {
 		t.Skip("starts crawl processes")
 	}

@@ -114,6 +114,7 @@ func TestBackendConfigErrorsNamed(t *testing.T) {
 // do not reach stderr: the process prints its one error about the
 // unreachable Redis, and at log.level=debug the crawl's logger has them.
 func TestBackendUnreachableNoRedisLogLines(t *testing.T) {
+	t.Parallel() // waits on leases, restarts and dial retries, not the CPU
 	dir := t.TempDir()
 	seeds := writeFile(t, dir, "seeds.txt", "http://127.0.0.1:1/\n")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
