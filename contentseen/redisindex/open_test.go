@@ -116,23 +116,6 @@ func TestOpenMalformedMeta(t *testing.T) {
 	}
 }
 
-func TestCheckVersion(t *testing.T) {
-	for _, c := range []struct {
-		info string
-		ok   bool
-	}{
-		{"# Server\r\nredis_version:7.0.15\r\n", true},
-		{"# Server\r\nredis_version:8.2.1\r\n", true},
-		{"# Server\r\nredis_version:6.2.14\r\n", false},
-		{"# Server\r\nredis_version:x\r\n", false},
-		{"# Server\r\n", false},
-	} {
-		if err := checkVersion(c.info); (err == nil) != c.ok {
-			t.Errorf("checkVersion(%q) = %v, want ok=%v", c.info, err, c.ok)
-		}
-	}
-}
-
 // Open loads every script, so that each call is one EVALSHA: one round
 // trip.
 func TestOpenLoadsScripts(t *testing.T) {

@@ -1,7 +1,6 @@
 package redisindex
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/internal/redisconn"
 )
 
 // ErrIncompatible is returned by Open when the crawl's namespace holds an
@@ -78,7 +78,7 @@ var validName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 // (ErrIncompatible, naming what differs), and names the server's address
 // when it cannot reach it.
 func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Index, error) {
-	addr := addrOf(rdb)
+	addr := redisconn.Addr(rdb)
 	if !validName.MatchString(o.Name) {
 		return nil, fmt.Errorf("redisindex: crawl name %q: want 1 to 64 letters, digits, '.', '_' or '-'", o.Name)
 	}
@@ -86,11 +86,11 @@ func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Index, er
 	if err := so.Validate(); err != nil {
 		return nil, fmt.Errorf("redisindex: %w", err)
 	}
-	if err := eachServer(ctx, rdb, checkServer); err != nil {
+	if err := redisconn.CheckServers(ctx, rdb, ErrIncompatible); err != nil {
 		return nil, fmt.Errorf("redisindex: %w", err)
 	}
 	// Scripts first: checkMeta runs one.
-	if err := eachServer(ctx, rdb, loadScripts); err != nil {
+	if err := redisconn.EachServer(ctx, rdb, loadScripts); err != nil {
 		return nil, fmt.Errorf("redisindex: load scripts: %w", err)
 	}
 	x := &Index{
@@ -110,48 +110,6 @@ func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Index, er
 		return nil, err
 	}
 	return x, nil
-}
-
-// eachServer runs fn on the server rdb talks to, or on every node of a
-// Redis Cluster, masters and replicas, in parallel. Commands without a key
-// do not reach every node through a ClusterClient: go-redis sends INFO to
-// every master but returns one reply, and a SCRIPT LOAD in a pipeline to
-// one node (a script missing on the crawl's master costs an EVAL of its
-// source, a second round trip, on its first call there).
-func eachServer(ctx context.Context, rdb redis.UniversalClient, fn func(context.Context, redis.Cmdable, string) error) error {
-	if c, ok := rdb.(*redis.ClusterClient); ok {
-		var mu sync.Mutex
-		var nodeErr error // the first node's error, which names the node
-		err := c.ForEachShard(ctx, func(ctx context.Context, node *redis.Client) error {
-			err := fn(ctx, node, node.Options().Addr)
-			if err != nil {
-				mu.Lock()
-				nodeErr = cmp.Or(nodeErr, err)
-				mu.Unlock()
-			}
-			return err
-		})
-		if nodeErr != nil {
-			return nodeErr
-		}
-		if err != nil { // the cluster's slots could not be read
-			return fmt.Errorf("connect to redis cluster at %s: %w", addrOf(rdb), err)
-		}
-		return nil
-	}
-	return fn(ctx, rdb, addrOf(rdb))
-}
-
-// checkServer refuses a server older than Redis 7.0.
-func checkServer(ctx context.Context, c redis.Cmdable, addr string) error {
-	info, err := c.Info(ctx, "server").Result()
-	if err != nil {
-		return fmt.Errorf("connect to redis at %s: %w", addr, err)
-	}
-	if err := checkVersion(info); err != nil {
-		return fmt.Errorf("redis at %s: %w", addr, err)
-	}
-	return nil
 }
 
 // loadScripts puts every script into the server's script cache in one
@@ -246,37 +204,6 @@ func (x *Index) isClosed() bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	return x.closed
-}
-
-// checkVersion refuses a server older than 7.0, given its INFO server
-// text.
-func checkVersion(info string) error {
-	for line := range strings.Lines(info) {
-		v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:")
-		if !ok {
-			continue
-		}
-		major, _, _ := strings.Cut(v, ".")
-		n, err := strconv.Atoi(major)
-		if err != nil {
-			return fmt.Errorf("%w: unreadable redis_version %q", ErrIncompatible, v)
-		}
-		if n < 7 {
-			return fmt.Errorf("%w: redis %s, need 7.0 or later", ErrIncompatible, v)
-		}
-		return nil
-	}
-	return fmt.Errorf("%w: INFO server has no redis_version", ErrIncompatible)
-}
-
-func addrOf(rdb redis.UniversalClient) string {
-	switch c := rdb.(type) {
-	case *redis.Client:
-		return c.Options().Addr
-	case *redis.ClusterClient:
-		return fmt.Sprint(c.Options().Addrs)
-	}
-	return fmt.Sprintf("%T", rdb)
 }
 
 // msTime converts a Redis time in ms.

@@ -440,25 +440,3 @@ func (f *Frontier) renew(ctx context.Context) error {
 	f.sent(args[1:])
 	return nil
 }
-
-// checkVersion refuses a server older than 7.0, given its INFO server
-// text: the scripts use Redis 7 semantics (effects replication, so TIME
-// may precede writes; ZADD GT).
-func checkVersion(info string) error {
-	for line := range strings.Lines(info) {
-		v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:")
-		if !ok {
-			continue
-		}
-		major, _, _ := strings.Cut(v, ".")
-		n, err := strconv.Atoi(major)
-		if err != nil {
-			return fmt.Errorf("%w: unreadable redis_version %q", ErrIncompatible, v)
-		}
-		if n < 7 {
-			return fmt.Errorf("%w: redis %s, need 7.0 or later", ErrIncompatible, v)
-		}
-		return nil
-	}
-	return fmt.Errorf("%w: INFO server has no redis_version", ErrIncompatible)
-}

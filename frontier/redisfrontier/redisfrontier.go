@@ -1,7 +1,6 @@
 package redisfrontier
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -18,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/simcrawl/simcrawl/frontier"
+	"github.com/simcrawl/simcrawl/internal/redisconn"
 )
 
 var (
@@ -115,7 +115,7 @@ var validName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 // with another Format, PerHostInFlight or PerHostDelay (ErrIncompatible),
 // and names the server's address when it cannot reach it.
 func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Frontier, error) {
-	addr := addrOf(rdb)
+	addr := redisconn.Addr(rdb)
 	if !validName.MatchString(o.Name) {
 		return nil, fmt.Errorf("redisfrontier: crawl name %q: want 1 to 64 letters, digits, '.', '_' or '-'", o.Name)
 	}
@@ -139,8 +139,8 @@ func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Frontier,
 			return nil, err
 		}
 	}
-	if err := checkServers(ctx, rdb); err != nil {
-		return nil, err
+	if err := redisconn.CheckServers(ctx, rdb, ErrIncompatible); err != nil {
+		return nil, fmt.Errorf("redisfrontier: %w", err)
 	}
 	prefix := "simcrawl:{" + o.Name + "}:fr:"
 	rnd := make([]byte, 8)
@@ -426,53 +426,6 @@ func (f *Frontier) onceTTL() int64 { return 2 * f.ttl.Milliseconds() }
 func (f *Frontier) signal() {
 	close(f.wake)
 	f.wake = make(chan struct{})
-}
-
-// checkServers refuses a server older than Redis 7.0, or a Redis Cluster
-// with such a node. Through a ClusterClient go-redis sends INFO to every
-// master but returns one reply, so each node is asked on its own.
-func checkServers(ctx context.Context, rdb redis.UniversalClient) error {
-	check := func(ctx context.Context, c redis.Cmdable, addr string) error {
-		info, err := c.Info(ctx, "server").Result()
-		if err != nil {
-			return fmt.Errorf("redisfrontier: connect to redis at %s: %w", addr, err)
-		}
-		if err := checkVersion(info); err != nil {
-			return fmt.Errorf("redis at %s: %w", addr, err)
-		}
-		return nil
-	}
-	if c, ok := rdb.(*redis.ClusterClient); ok {
-		var mu sync.Mutex
-		var nodeErr error // the first node's error, which names the node
-		err := c.ForEachShard(ctx, func(ctx context.Context, node *redis.Client) error {
-			err := check(ctx, node, node.Options().Addr)
-			if err != nil {
-				mu.Lock()
-				nodeErr = cmp.Or(nodeErr, err)
-				mu.Unlock()
-			}
-			return err
-		})
-		if nodeErr != nil {
-			return nodeErr
-		}
-		if err != nil { // the cluster's slots could not be read
-			return fmt.Errorf("redisfrontier: connect to redis cluster at %s: %w", addrOf(rdb), err)
-		}
-		return nil
-	}
-	return check(ctx, rdb, addrOf(rdb))
-}
-
-func addrOf(rdb redis.UniversalClient) string {
-	switch c := rdb.(type) {
-	case *redis.Client:
-		return c.Options().Addr
-	case *redis.ClusterClient:
-		return fmt.Sprint(c.Options().Addrs)
-	}
-	return fmt.Sprintf("%T", rdb)
 }
 
 func workerID() (string, error) {

@@ -1,0 +1,97 @@
+// Package redisconn holds what the packages that keep a crawl in Redis
+// (frontier/redisfrontier, contentseen/redisindex) need to know about the
+// server they talk to: its address for messages, every node of a Redis
+// Cluster, and whether it is recent enough. It knows nothing of their keys.
+package redisconn
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Addr names the server rdb talks to, for messages: host:port, or the
+// seed addresses of a cluster.
+func Addr(rdb redis.UniversalClient) string {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		return c.Options().Addr
+	case *redis.ClusterClient:
+		return fmt.Sprint(c.Options().Addrs)
+	}
+	return fmt.Sprintf("%T", rdb)
+}
+
+// EachServer runs fn on the server rdb talks to, or on every node of a
+// Redis Cluster, masters and replicas, in parallel, and returns the first
+// node's error (which fn should make name the node's address). Commands
+// without a key do not reach every node through a ClusterClient: go-redis
+// sends INFO to every master but returns one reply, and a SCRIPT LOAD in a
+// pipeline goes to one node.
+func EachServer(ctx context.Context, rdb redis.UniversalClient, fn func(ctx context.Context, c redis.Cmdable, addr string) error) error {
+	c, ok := rdb.(*redis.ClusterClient)
+	if !ok {
+		return fn(ctx, rdb, Addr(rdb))
+	}
+	var mu sync.Mutex
+	var nodeErr error // the first node's error, which names the node
+	err := c.ForEachShard(ctx, func(ctx context.Context, node *redis.Client) error {
+		err := fn(ctx, node, node.Options().Addr)
+		if err != nil {
+			mu.Lock()
+			nodeErr = cmp.Or(nodeErr, err)
+			mu.Unlock()
+		}
+		return err
+	})
+	if nodeErr != nil {
+		return nodeErr
+	}
+	if err != nil { // the cluster's slots could not be read
+		return fmt.Errorf("connect to redis cluster at %s: %w", Addr(rdb), err)
+	}
+	return nil
+}
+
+// CheckServers asks every server rdb talks to (each node of a cluster)
+// for its version and refuses one older than Redis 7.0 with an error
+// wrapping incompatible. An unreachable server's error names its address.
+func CheckServers(ctx context.Context, rdb redis.UniversalClient, incompatible error) error {
+	return EachServer(ctx, rdb, func(ctx context.Context, c redis.Cmdable, addr string) error {
+		info, err := c.Info(ctx, "server").Result()
+		if err != nil {
+			return fmt.Errorf("connect to redis at %s: %w", addr, err)
+		}
+		if err := checkVersion(info, incompatible); err != nil {
+			return fmt.Errorf("redis at %s: %w", addr, err)
+		}
+		return nil
+	})
+}
+
+// checkVersion refuses a server older than 7.0, given its INFO server
+// text: the scripts use Redis 7 semantics (effects replication, so TIME
+// may precede writes; ZADD GT).
+func checkVersion(info string, incompatible error) error {
+	for line := range strings.Lines(info) {
+		v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:")
+		if !ok {
+			continue
+		}
+		major, _, _ := strings.Cut(v, ".")
+		n, err := strconv.Atoi(major)
+		if err != nil {
+			return fmt.Errorf("%w: unreadable redis_version %q", incompatible, v)
+		}
+		if n < 7 {
+			return fmt.Errorf("%w: redis %s, need 7.0 or later", incompatible, v)
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: INFO server has no redis_version", incompatible)
+}
