@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/internal/redisconn"
 )
 
 // Lookup implements contentseen.Shared. It costs one round trip (the
@@ -319,7 +320,7 @@ func (x *Index) confirmPipe(ctx context.Context, claims []contentseen.ClaimRef, 
 			cmds[i] = confirmScript.EvalSha(ctx, pipe, x.keys.all, strconv.FormatUint(c.Seq, 10), c.ID)
 		}
 		_, err := pipe.Exec(ctx)
-		if err != nil && transient(err) {
+		if err != nil && redisconn.Transient(err) {
 			return err // the connection failed: no reply is known, send them all again
 		}
 		return nil // each script's own error is its claim's (below)

@@ -4,19 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-)
-
-// Backoff of calls while Redis is unreachable or restarting.
-const (
-	minBackoff = 50 * time.Millisecond
-	maxBackoff = 2 * time.Second
+	"github.com/simcrawl/simcrawl/internal/redisconn"
 )
 
 // retry runs fn until it succeeds, fails for a reason other than an
@@ -25,7 +16,7 @@ const (
 // are idempotent, and a Claim retried after its reply was lost finds its
 // own entry (claimScript).
 func (x *Index) retry(ctx context.Context, fn func() error) error {
-	backoff := minBackoff
+	backoff := redisconn.MinBackoff
 	for {
 		err := fn()
 		if err == nil {
@@ -40,7 +31,7 @@ func (x *Index) retry(ctx context.Context, fn func() error) error {
 			}
 			return fmt.Errorf("%w (redis at %s: %v)", cerr, x.addr, err)
 		}
-		if !transient(err) {
+		if !redisconn.Transient(err) {
 			return err
 		}
 		t := time.NewTimer(backoff)
@@ -50,29 +41,8 @@ func (x *Index) retry(ctx context.Context, fn func() error) error {
 			return fmt.Errorf("%w (redis at %s: %v)", ctx.Err(), x.addr, err)
 		case <-t.C:
 		}
-		backoff = min(2*backoff, maxBackoff)
+		backoff = min(2*backoff, redisconn.MaxBackoff)
 	}
-}
-
-// transient reports whether err means the server is unreachable, starting
-// or failing over, so that the same call may succeed later.
-func transient(err error) bool {
-	if errors.Is(err, redis.ErrClosed) {
-		return false // the owner closed the client
-	}
-	var ne net.Error
-	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, redis.ErrPoolTimeout) {
-		return true
-	}
-	s := err.Error()
-	for _, p := range []string{"LOADING ", "MASTERDOWN ", "TRYAGAIN ", "CLUSTERDOWN ", "READONLY "} {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // lost turns a script's LOST error into ErrLost.

@@ -4,16 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/simcrawl/simcrawl/frontier"
+	"github.com/simcrawl/simcrawl/internal/redisconn"
 )
 
 // Next hands out the URL that the shared queue says may be fetched now:
@@ -166,7 +163,7 @@ func (f *Frontier) FinishWith(ctx context.Context, it frontier.Item, outcome str
 		stage(pipe)
 		fin = finishScript.EvalSha(ctx, pipe, f.keys, append(f.common(), args...)...)
 		_, err := pipe.Exec(ctx)
-		if err != nil && transient(err) {
+		if err != nil && redisconn.Transient(err) {
 			return err
 		}
 		return nil // the staged commands' errors are the caller's
@@ -331,15 +328,10 @@ func (f *Frontier) reply(res []any) ([]any, frontier.Stats, error) {
 	return res[:len(res)-5], st, nil
 }
 
-const (
-	minBackoff = 50 * time.Millisecond
-	maxBackoff = 2 * time.Second
-)
-
 // retry runs fn until it succeeds, fails for a reason other than an
 // unreachable or restarting server, or ctx ends.
 func (f *Frontier) retry(ctx context.Context, fn func() error) error {
-	backoff := minBackoff
+	backoff := redisconn.MinBackoff
 	for {
 		err := fn()
 		if err == nil {
@@ -351,35 +343,14 @@ func (f *Frontier) retry(ctx context.Context, fn func() error) error {
 			}
 			return fmt.Errorf("%w (redis at %s: %v)", cerr, f.addr, err)
 		}
-		if !transient(err) {
+		if !redisconn.Transient(err) {
 			return err
 		}
 		if serr := sleep(ctx, nil, backoff); serr != nil {
 			return fmt.Errorf("%w (redis at %s: %v)", serr, f.addr, err)
 		}
-		backoff = min(2*backoff, maxBackoff)
+		backoff = min(2*backoff, redisconn.MaxBackoff)
 	}
-}
-
-// transient reports whether err means the server is unreachable, starting
-// or failing over, so that the same call may succeed later.
-func transient(err error) bool {
-	if errors.Is(err, redis.ErrClosed) {
-		return false // the owner closed the client
-	}
-	var ne net.Error
-	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, redis.ErrPoolTimeout) {
-		return true
-	}
-	s := err.Error()
-	for _, p := range []string{"LOADING ", "MASTERDOWN ", "TRYAGAIN ", "CLUSTERDOWN ", "READONLY "} {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // sleep waits for d, wake (if not nil) or ctx.

@@ -7,10 +7,15 @@ package redisconn
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -94,4 +99,32 @@ func checkVersion(info string, incompatible error) error {
 		return nil
 	}
 	return fmt.Errorf("%w: INFO server has no redis_version", incompatible)
+}
+
+// Backoff of a call retried while Redis is unreachable or restarting:
+// from MinBackoff, doubling, up to MaxBackoff.
+const (
+	MinBackoff = 50 * time.Millisecond
+	MaxBackoff = 2 * time.Second
+)
+
+// Transient reports whether err means the server is unreachable, starting
+// or failing over, so that the same call may succeed later.
+func Transient(err error) bool {
+	if errors.Is(err, redis.ErrClosed) {
+		return false // the owner closed the client
+	}
+	var ne net.Error
+	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, redis.ErrPoolTimeout) {
+		return true
+	}
+	s := err.Error()
+	for _, p := range []string{"LOADING ", "MASTERDOWN ", "TRYAGAIN ", "CLUSTERDOWN ", "READONLY "} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -2,7 +2,12 @@ package redisconn
 
 import (
 	"errors"
+	"fmt"
+	"io"
+	"syscall"
 	"testing"
+
+	"github.com/redis/go-redis/v9"
 )
 
 func TestCheckVersion(t *testing.T) {
@@ -20,6 +25,24 @@ func TestCheckVersion(t *testing.T) {
 		err := checkVersion(c.info, errOld)
 		if (err == nil) != c.ok || err != nil && !errors.Is(err, errOld) {
 			t.Errorf("checkVersion(%q) = %v, want ok=%v (else wrapping the given error)", c.info, err, c.ok)
+		}
+	}
+}
+
+func TestTransient(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{fmt.Errorf("dial: %w", syscall.ECONNREFUSED), true},
+		{io.EOF, true},
+		{errors.New("LOADING Redis is loading the dataset in memory"), true},
+		{errors.New("CLUSTERDOWN The cluster is down"), true},
+		{redis.ErrClosed, false},
+		{errors.New("ERR wrong number of arguments"), false},
+	} {
+		if got := Transient(c.err); got != c.want {
+			t.Errorf("Transient(%v) = %v, want %v", c.err, got, c.want)
 		}
 	}
 }
