@@ -3,13 +3,9 @@ package redisfrontier
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
-	"strconv"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -23,70 +19,7 @@ import (
 // start their own with redistest.Start.
 var sharedAddr string
 
-func TestMain(m *testing.M) {
-	bin, why := redistest.Binary()
-	if bin == "" {
-		if os.Getenv("CI") != "" {
-			fmt.Fprintln(os.Stderr, "redisfrontier:", why)
-			os.Exit(1)
-		}
-		fmt.Println("skip redisfrontier tests:", why)
-		os.Exit(0)
-	}
-	stop, err := startRedis(bin)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "redisfrontier:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	stop()
-	os.Exit(code)
-}
-
-// startRedis runs a memory-only redis-server on a free loopback port in a
-// temporary directory and waits until it answers.
-func startRedis(bin string) (stop func(), err error) {
-	dir, err := os.MkdirTemp("", "redisfrontier-test")
-	if err != nil {
-		return nil, err
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	if err := l.Close(); err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
-		"--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning")
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", bin, err)
-	}
-	stop = func() {
-		if err := cmd.Process.Kill(); err != nil {
-			fmt.Fprintln(os.Stderr, "redisfrontier: stop redis-server:", err)
-		}
-		if err := cmd.Wait(); err == nil {
-			fmt.Fprintln(os.Stderr, "redisfrontier: redis-server exited cleanly after a kill")
-		}
-		if err := os.RemoveAll(dir); err != nil {
-			fmt.Fprintln(os.Stderr, "redisfrontier:", err)
-		}
-	}
-	sharedAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	rdb := redis.NewClient(&redis.Options{Addr: sharedAddr})
-	defer rdb.Close()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if rdb.Ping(context.Background()).Err() == nil {
-			return stop, nil
-		}
-		if time.Now().After(deadline) {
-			stop()
-			return nil, fmt.Errorf("redis-server on port %d did not answer PING within 20s", port)
-		}
-	}
-}
+func TestMain(m *testing.M) { redistest.Main(m, "redisfrontier", &sharedAddr) }
 
 var crawlSeq atomic.Int64
 
