@@ -172,6 +172,13 @@ func probeCount(p, e int) int {
 	return n
 }
 
+// ProbeMasks returns the masks to XOR into a permuted key to reach every
+// prefix within e bits of its own among its p leading bits, 0 first, then
+// by weight: the multi-probe of a table whose prefix has p bits, for an
+// implementation of the index elsewhere (contentseen/redisindex). The
+// slice is shared: do not modify it.
+func ProbeMasks(p, e int) []uint64 { return probeMasks(p, e) }
+
 // probeMasks returns the masks to XOR into a permuted key for the prefixes
 // within e bits of its own among its p leading bits: 0 first, then by
 // weight. They are computed once per (p, e) and shared.

@@ -103,27 +103,6 @@ func decodeEntry(s string) (contentseen.Entry, error) {
 	return e, nil
 }
 
-// probeMasks returns the masks to XOR into a permuted key to reach every
-// prefix within e bits of its own among its p leading bits, 0 first.
-func probeMasks(p, e int) []uint64 {
-	masks := []uint64{0}
-	var rec func(from, left int, m uint64)
-	rec = func(from, left int, m uint64) {
-		for b := from; b < p; b++ {
-			mm := m | 1<<uint(63-b)
-			if left == 1 {
-				masks = append(masks, mm)
-			} else {
-				rec(b+1, left-1, mm)
-			}
-		}
-	}
-	for w := 1; w <= e && w <= p; w++ {
-		rec(0, w, 0)
-	}
-	return masks
-}
-
 // buckets returns, per table, the buckets a Lookup of fp reads: the
 // fingerprint's own and, for a K above the layout's, the multi-probe
 // neighbours (x.masks).

@@ -104,7 +104,7 @@ func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Index, er
 	e := so.Layout.ProbeRadius(so.K)
 	for t := range so.Layout.Tables() {
 		x.width = max(x.width, (so.Layout.PrefixBits(t)+7)/8)
-		x.masks = append(x.masks, probeMasks(so.Layout.PrefixBits(t), e))
+		x.masks = append(x.masks, contentseen.ProbeMasks(so.Layout.PrefixBits(t), e))
 	}
 	if err := x.checkMeta(ctx); err != nil {
 		return nil, err
