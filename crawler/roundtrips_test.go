@@ -3,7 +3,6 @@ package crawler
 import (
 	"context"
 	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,28 +11,9 @@ import (
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/contentseen/redisindex"
 	"github.com/simcrawl/simcrawl/internal/demosite"
+	"github.com/simcrawl/simcrawl/internal/redisconn"
 	"github.com/simcrawl/simcrawl/internal/redistest"
 )
-
-// rtCounter counts a go-redis client's round trips: a command or a
-// pipeline is one.
-type rtCounter struct{ n atomic.Int64 }
-
-func (r *rtCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (r *rtCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		r.n.Add(1)
-		return next(ctx, cmd)
-	}
-}
-
-func (r *rtCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		r.n.Add(1)
-		return next(ctx, cmds)
-	}
-}
 
 // maxRoundTripsPerPage is what a worker may spend talking to Redis per
 // page fetched, its frontier and index on one client, open and leave
@@ -50,7 +30,7 @@ func TestDistributedRoundTripsPerPage(t *testing.T) {
 	g := &demosite.Generated{N: 150, DupEvery: 5, IndexPage: true}
 	site := httptest.NewServer(g)
 	defer site.Close()
-	rt := &rtCounter{}
+	rt := &redisconn.RoundTrips{}
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
 	t.Cleanup(func() { rdb.Close() })
 	rdb.AddHook(rt)
@@ -65,9 +45,9 @@ func TestDistributedRoundTripsPerPage(t *testing.T) {
 	if r.Stored == 0 || r.DroppedExact+r.DroppedNear == 0 {
 		t.Fatalf("stored %d, dropped %d: want a crawl with copies", r.Stored, r.DroppedExact+r.DroppedNear)
 	}
-	per := float64(rt.n.Load()) / float64(r.Fetched)
+	per := float64(rt.N()) / float64(r.Fetched)
 	t.Logf("%d round trips for %d pages fetched (%d stored, %d dropped): %.2f per page",
-		rt.n.Load(), r.Fetched, r.Stored, r.DroppedExact+r.DroppedNear, per)
+		rt.N(), r.Fetched, r.Stored, r.DroppedExact+r.DroppedNear, per)
 	if per > maxRoundTripsPerPage {
 		t.Errorf("%.2f redis round trips per page, want at most %.2f", per, maxRoundTripsPerPage)
 	}

@@ -10,13 +10,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/internal/redisconn"
 )
 
 // The benchmarks run against the test server (memory only, on this
@@ -133,25 +133,8 @@ func loadIndex(b *testing.B, n, k int) *loadedIndex {
 	return li
 }
 
-// rtHook counts round trips: each command or pipeline sent.
-type rtHook struct{ n atomic.Int64 }
-
-func (h *rtHook) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (h *rtHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		h.n.Add(1)
-		return next(ctx, cmd)
-	}
-}
-func (h *rtHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		h.n.Add(1)
-		return next(ctx, cmds)
-	}
-}
-
 // openBench opens the loaded index on a client with a round-trip hook.
-func openBench(b *testing.B, li *loadedIndex, k int) (*Index, *rtHook) {
+func openBench(b *testing.B, li *loadedIndex, k int) (*Index, *redisconn.RoundTrips) {
 	b.Helper()
 	rdb := redis.NewClient(&redis.Options{Addr: sharedAddr})
 	b.Cleanup(func() {
@@ -168,7 +151,7 @@ func openBench(b *testing.B, li *loadedIndex, k int) (*Index, *rtHook) {
 			b.Error(err)
 		}
 	})
-	h := &rtHook{}
+	h := &redisconn.RoundTrips{}
 	rdb.AddHook(h)
 	return x, h
 }
@@ -199,7 +182,7 @@ func BenchmarkLookup(b *testing.B) {
 					ctx := context.Background()
 					lat := make(latencies, 0, 1<<16)
 					b.ReportAllocs()
-					h.n.Store(0)
+					rt0 := h.N() // Open's calls are not the loop's
 					b.ResetTimer()
 					for b.Loop() {
 						fp := contentseen.Fingerprint(r.Uint64())
@@ -213,7 +196,7 @@ func BenchmarkLookup(b *testing.B) {
 						lat = append(lat, time.Since(t0))
 					}
 					b.StopTimer()
-					b.ReportMetric(float64(h.n.Load())/float64(len(lat)), "rt/op")
+					b.ReportMetric(float64(h.N()-rt0)/float64(len(lat)), "rt/op")
 					b.ReportMetric(li.bytesPer, "B/fp")
 					lat.report(b)
 				})
@@ -234,7 +217,7 @@ func BenchmarkJudge(b *testing.B) {
 			ctx := context.Background()
 			lat := make(latencies, 0, 1<<16)
 			b.ReportAllocs()
-			h.n.Store(0)
+			rt0 := h.N() // Open's calls are not the loop's
 			i := 0
 			b.ResetTimer()
 			for b.Loop() {
@@ -254,7 +237,7 @@ func BenchmarkJudge(b *testing.B) {
 				lat = append(lat, time.Since(t0))
 			}
 			b.StopTimer()
-			b.ReportMetric(float64(h.n.Load())/float64(len(lat)), "rt/op")
+			b.ReportMetric(float64(h.N()-rt0)/float64(len(lat)), "rt/op")
 			b.ReportMetric(li.bytesPer, "B/fp")
 			lat.report(b)
 		})

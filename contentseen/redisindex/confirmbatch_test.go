@@ -8,6 +8,7 @@ import (
 
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/contentseen/contentseentest"
+	"github.com/simcrawl/simcrawl/internal/redisconn"
 )
 
 // ConfirmBatch confirms claims in one round trip with Confirm's answer for
@@ -40,10 +41,10 @@ func TestConfirmBatch(t *testing.T) {
 	claims[3].ID = "w/other"
 	want := []error{nil, nil, contentseen.ErrLeaseLost, contentseen.ErrLeaseLost, nil}
 
-	h := &rtHook{}
+	h := &redisconn.RoundTrips{}
 	rdb.AddHook(h)
 	errs := x.ConfirmBatch(ctx, claims)
-	if n := h.n.Load(); n != 1 {
+	if n := h.N(); n != 1 {
 		t.Errorf("ConfirmBatch of %d claims took %d round trips, want 1", len(claims), n)
 	}
 	check := func(errs []error) {

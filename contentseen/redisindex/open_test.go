@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/internal/redisconn"
 )
 
 func TestOpenBadName(t *testing.T) {
@@ -131,7 +132,7 @@ func TestOpenLoadsScripts(t *testing.T) {
 			t.Errorf("script %s not in the server's cache after Open: %v %v", s.Hash(), ok, err)
 		}
 	}
-	h := &rtHook{}
+	h := &redisconn.RoundTrips{}
 	rdb.AddHook(h)
 	e := contentseen.Entry{ID: "w/1", Fingerprint: 0xabc}
 	_, tok, err := x.Lookup(ctx, e.Fingerprint, e.Digest)
@@ -145,7 +146,7 @@ func TestOpenLoadsScripts(t *testing.T) {
 	if err := x.Confirm(ctx, c.Seq, e.ID); err != nil {
 		t.Fatal(err)
 	}
-	if n := h.n.Load(); n != 3 {
+	if n := h.N(); n != 3 {
 		t.Errorf("Lookup (nothing near), Claim and Confirm took %d round trips, want 3", n)
 	}
 	// An exact copy (same digest) is found in one round trip, a near one
@@ -166,12 +167,12 @@ func TestOpenLoadsScripts(t *testing.T) {
 		{^d.Fingerprint, d.Digest, 1},
 		{d.Fingerprint ^ 0b1, [16]byte{}, 2},
 	} {
-		h.n.Store(0)
+		rt0 := h.N()
 		es, _, err := x.Lookup(ctx, c.fp, c.d)
 		if err != nil || len(es) != 1 || es[0].ID != d.ID {
 			t.Fatalf("Lookup(%s, %x) = %v, %v, want w/2", c.fp, c.d, seqs(es), err)
 		}
-		if n := h.n.Load(); n != c.want {
+		if n := h.N() - rt0; n != c.want {
 			t.Errorf("Lookup(%s, %x) took %d round trips, want %d", c.fp, c.d, n, c.want)
 		}
 	}

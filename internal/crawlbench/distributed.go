@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -23,6 +22,7 @@ import (
 	"github.com/simcrawl/simcrawl/frontier"
 	"github.com/simcrawl/simcrawl/frontier/redisfrontier"
 	"github.com/simcrawl/simcrawl/internal/demosite"
+	"github.com/simcrawl/simcrawl/internal/redisconn"
 	"github.com/simcrawl/simcrawl/storage"
 )
 
@@ -42,29 +42,10 @@ type workerResult struct {
 	RoundTrips               int64
 }
 
-// roundTrips counts the round trips of a go-redis client.
-type roundTrips struct{ n atomic.Int64 }
-
-func (r *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (r *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		r.n.Add(1)
-		return next(ctx, cmd)
-	}
-}
-
-func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		r.n.Add(1)
-		return next(ctx, cmds)
-	}
-}
-
 // runDistWorker is one worker process of the distributed benchmark.
 func runDistWorker(dir, addr, seed string, par int) error {
 	ctx := context.Background()
-	rt := &roundTrips{}
+	rt := &redisconn.RoundTrips{}
 	rdb := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 4 * par})
 	defer rdb.Close()
 	rdb.AddHook(rt)
@@ -98,7 +79,7 @@ func runDistWorker(dir, addr, seed string, par int) error {
 	}
 	r := sum.Run
 	return json.NewEncoder(os.Stdout).Encode(workerResult{Fetched: r.Fetched, Stored: r.Stored,
-		Dropped: r.DroppedExact + r.DroppedNear, RoundTrips: rt.n.Load()})
+		Dropped: r.DroppedExact + r.DroppedNear, RoundTrips: rt.N()})
 }
 
 // runDistributed runs the distributed benchmark for each worker count.

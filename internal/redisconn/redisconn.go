@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -127,4 +128,31 @@ func Transient(err error) bool {
 		}
 	}
 	return false
+}
+
+// RoundTrips is a go-redis hook that counts a client's round trips: each
+// command, and each pipeline, sent is one. Add it with Client.AddHook; it
+// is safe for concurrent use.
+type RoundTrips struct{ n atomic.Int64 }
+
+// N returns the round trips counted so far.
+func (r *RoundTrips) N() int64 { return r.n.Load() }
+
+// DialHook implements redis.Hook.
+func (r *RoundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+// ProcessHook implements redis.Hook.
+func (r *RoundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		r.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+// ProcessPipelineHook implements redis.Hook.
+func (r *RoundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		r.n.Add(1)
+		return next(ctx, cmds)
+	}
 }
