@@ -40,7 +40,7 @@ func (x *Index) Lookup(ctx context.Context, fp contentseen.Fingerprint, d [16]by
 	if err != nil {
 		return nil, 0, fmt.Errorf("redisindex: lookup %s: %w", fp, err)
 	}
-	es, tok, err := x.lookupReply(ctx, fp, res)
+	es, tok, err := x.lookupReply(ctx, fp, res, 0)
 	if err != nil {
 		return nil, 0, fmt.Errorf("redisindex: lookup %s: %w", fp, err)
 	}
@@ -53,8 +53,9 @@ func (x *Index) Lookup(ctx context.Context, fp contentseen.Fingerprint, d [16]by
 
 // lookupReply decodes the lookup script's reply: the live entries with
 // the digest, those of the bucket records within K (read with entries),
-// and the token.
-func (x *Index) lookupReply(ctx context.Context, fp contentseen.Fingerprint, res []any) ([]contentseen.Entry, contentseen.Token, error) {
+// and the token. Bucket records of seq below (when not 0) or after are
+// left out (LookupClaim's own entry and those claimed after it).
+func (x *Index) lookupReply(ctx context.Context, fp contentseen.Fingerprint, res []any, below uint64) ([]contentseen.Entry, contentseen.Token, error) {
 	if len(res) < 3 {
 		return nil, 0, fmt.Errorf("%w: lookup reply of %d values", errCorrupt, len(res))
 	}
@@ -93,7 +94,7 @@ func (x *Index) lookupReply(ctx context.Context, fp contentseen.Fingerprint, res
 			}
 		}
 	}
-	seqs = slices.DeleteFunc(seqs, func(s uint64) bool { return known[s] })
+	seqs = slices.DeleteFunc(seqs, func(s uint64) bool { return known[s] || below != 0 && s >= below })
 	if len(seqs) == 0 {
 		return out, contentseen.Token(tok), nil
 	}
@@ -342,6 +343,12 @@ func (x *Index) confirmPipe(ctx context.Context, claims []contentseen.ClaimRef, 
 // Release implements contentseen.Shared (one script, one round trip).
 func (x *Index) Release(ctx context.Context, seq uint64, id string) error {
 	res, err := x.entryOp(ctx, releaseScript, seq, id)
+	return releaseReply(seq, res, err)
+}
+
+// releaseReply is Release's error for the release script's reply res or
+// its error err.
+func releaseReply(seq uint64, res string, err error) error {
 	if err != nil {
 		return fmt.Errorf("redisindex: release %d: %w", seq, err)
 	}
