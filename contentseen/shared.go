@@ -172,8 +172,11 @@ type Verdict struct {
 	Wait *Entry
 	// Seq is set when the page was claimed: store it, then Confirm(Seq,
 	// ID), or Release(Seq, ID) if it is not stored. JudgeClaim may set it
-	// with Copy (the page was claimed in its look-up): release it.
+	// with Copy (the page was claimed in its look-up): release it; and
+	// with Wait: Rejudge later, or release it.
 	Seq uint64
+	// looked is JudgeClaim's look-up, which Rejudge updates.
+	looked LookupClaimed
 }
 
 // maxJudgeRounds bounds Judge's claim attempts, each lost to a concurrent

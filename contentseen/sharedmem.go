@@ -192,6 +192,28 @@ func (x *SharedMem) LookupClaim(ctx context.Context, e Entry) (LookupClaimed, er
 	return LookupClaimed{Candidates: cands, Seq: seq, Token: Token(x.seq)}, nil
 }
 
+// Entries implements LookupClaimer.
+func (x *SharedMem) Entries(ctx context.Context, seqs []uint64) ([]Entry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return nil, ErrClosed
+	}
+	x.purge(x.now())
+	var out []Entry
+	for _, seq := range slices.Sorted(slices.Values(seqs)) {
+		if e, ok := x.entries[seq]; ok && (len(out) == 0 || out[len(out)-1].Seq != seq) {
+			c := *e
+			c.Distance = 0
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
 // Claim implements Shared.
 func (x *SharedMem) Claim(ctx context.Context, e Entry, tok Token) (Claimed, error) {
 	if err := ctx.Err(); err != nil {

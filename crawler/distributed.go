@@ -154,6 +154,8 @@ type distributed struct {
 	nextID atomic.Uint64
 	// exhausted is set once Budget refused a page.
 	exhausted atomic.Bool
+	// waits wakes pages waiting for this worker's pending claims.
+	waits claimWaits
 
 	mu sync.Mutex
 	// recheck are claims confirmed once, to confirm again recheckAfter

@@ -3,6 +3,7 @@ package contentseentest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/simcrawl/simcrawl/contentseen"
@@ -104,7 +105,8 @@ func testLookupClaim(t *testing.T, open Open) {
 	}
 }
 
-// judgeClaim is a judge of testConcurrent through JudgeClaim: a Copy
+// judgeClaim is a judge of testConcurrent through JudgeClaim: a Wait is
+// judged again with Rejudge (the winner confirms at once), and a Copy
 // verdict's claim is released, as the crawler does.
 func judgeClaim(ctx context.Context, s contentseen.Shared, e contentseen.Entry, isCopy func(contentseen.Entry) bool) (contentseen.Verdict, error) {
 	lc, ok := s.(contentseen.LookupClaimer)
@@ -112,6 +114,9 @@ func judgeClaim(ctx context.Context, s contentseen.Shared, e contentseen.Entry, 
 		return contentseen.Verdict{}, errors.New("not a contentseen.LookupClaimer")
 	}
 	v, err := contentseen.JudgeClaim(ctx, lc, e, isCopy)
+	for err == nil && v.Wait != nil {
+		v, err = contentseen.Rejudge(ctx, lc, e, v, isCopy)
+	}
 	if err != nil || v.Copy == nil || v.Seq == 0 {
 		return v, err
 	}
@@ -120,4 +125,73 @@ func judgeClaim(ctx context.Context, s contentseen.Shared, e contentseen.Entry, 
 	}
 	v.Seq = 0
 	return v, nil
+}
+
+// A near copy of a pending page waits holding its claim; Rejudge drops it
+// as a copy once that page is confirmed, keeps it waiting while it is
+// pending, and stores it (its claim stands) once that page is released.
+// An exact copy of a pending page waits without a claim and claims once
+// that page is released. Entries reads the entries as they are now.
+func testRejudge(t *testing.T, open Open) {
+	ctx := context.Background()
+	cs := lookupClaimers(t, open, opts(3), 2)
+	a, b := cs[0], cs[1]
+	isCopy := func(contentseen.Entry) bool { return true }
+	for i, confirm := range []bool{true, false} {
+		fp := contentseen.Fingerprint(0x1122334455667788 * uint64(i+1))
+		orig, cp := Entry(fmt.Sprint("a/", i), fp, uint64(10*i)), Entry(fmt.Sprint("b/", i), fp^0b11, uint64(10*i+1))
+		lo := lookupClaim(t, a, orig)
+		v, err := contentseen.JudgeClaim(ctx, b, cp, isCopy)
+		if err != nil || v.Wait == nil || v.Wait.Seq != lo.Seq || v.Seq <= lo.Seq {
+			t.Fatalf("JudgeClaim of a copy of a pending page = %+v, %v, want Wait for seq %d, holding a later claim", v, err, lo.Seq)
+		}
+		held := v.Seq
+		if v, err = contentseen.Rejudge(ctx, b, cp, v, isCopy); err != nil || v.Wait == nil || v.Seq != held {
+			t.Fatalf("Rejudge while the page is pending = %+v, %v, want Wait holding seq %d", v, err, held)
+		}
+		es, err := b.Entries(ctx, []uint64{held, lo.Seq, held + 1000})
+		if err != nil || len(es) != 2 || es[0].Seq != lo.Seq || es[1].Seq != held || !es[0].Pending || same(es[0], orig) != "" {
+			t.Fatalf("Entries = %v, %v, want the two pending claims %d and %d in order", seqs(es), err, lo.Seq, held)
+		}
+		if confirm {
+			if err := a.Confirm(ctx, lo.Seq, orig.ID); err != nil {
+				t.Fatal(err)
+			}
+			v, err = contentseen.Rejudge(ctx, b, cp, v, isCopy)
+			if err != nil || v.Copy == nil || v.Copy.Seq != lo.Seq || v.Copy.Pending || v.Seq != held {
+				t.Fatalf("Rejudge after the page's confirm = %+v, %v, want a copy of committed seq %d, holding claim %d", v, err, lo.Seq, held)
+			}
+			if err := b.Release(ctx, held, cp.ID); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := a.Release(ctx, lo.Seq, orig.ID); err != nil {
+			t.Fatal(err)
+		}
+		v, err = contentseen.Rejudge(ctx, b, cp, v, isCopy)
+		if err != nil || v.Copy != nil || v.Wait != nil || v.Seq != held {
+			t.Fatalf("Rejudge after the page's release = %+v, %v, want claim %d kept", v, err, held)
+		}
+		es, _ = lookup(t, a, fp, [16]byte{})
+		if len(es) != 1 || es[0].Seq != held || !es[0].Pending {
+			t.Fatalf("Lookup = %v, want only the copy's pending claim %d", seqs(es), held)
+		}
+	}
+	// An exact copy waits without a claim, and claims after the release.
+	orig := Entry("a/x", 0x0f0f0f0f0f0f0f0f, 100)
+	ex := Entry("b/x", ^orig.Fingerprint, 101)
+	ex.Digest = orig.Digest
+	lo := lookupClaim(t, a, orig)
+	v, err := contentseen.JudgeClaim(ctx, b, ex, isCopy)
+	if err != nil || v.Wait == nil || v.Wait.Seq != lo.Seq || v.Seq != 0 {
+		t.Fatalf("JudgeClaim of an exact copy of a pending page = %+v, %v, want Wait for %d, no claim", v, err, lo.Seq)
+	}
+	if err := a.Release(ctx, lo.Seq, orig.ID); err != nil {
+		t.Fatal(err)
+	}
+	v, err = contentseen.Rejudge(ctx, b, ex, v, isCopy)
+	if err != nil || v.Copy != nil || v.Wait != nil || v.Seq <= lo.Seq {
+		t.Fatalf("Rejudge of the exact copy after the release = %+v, %v, want claimed", v, err)
+	}
 }

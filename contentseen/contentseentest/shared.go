@@ -33,6 +33,7 @@ func RunShared(t *testing.T, open Open) {
 	t.Run("ConcurrentCopies", func(t *testing.T) { testConcurrent(t, open, contentseen.Judge, true) })
 	t.Run("ConcurrentDistinct", func(t *testing.T) { testConcurrent(t, open, contentseen.Judge, false) })
 	t.Run("LookupClaim", func(t *testing.T) { testLookupClaim(t, open) })
+	t.Run("Rejudge", func(t *testing.T) { testRejudge(t, open) })
 	t.Run("ConcurrentCopiesLookupClaim", func(t *testing.T) { testConcurrent(t, open, judgeClaim, true) })
 	t.Run("ConcurrentDistinctLookupClaim", func(t *testing.T) { testConcurrent(t, open, judgeClaim, false) })
 	t.Run("Close", func(t *testing.T) { testClose(t, open) })

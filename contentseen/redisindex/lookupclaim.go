@@ -3,6 +3,7 @@ package redisindex
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/redis/go-redis/v9"
@@ -62,6 +63,23 @@ func (x *Index) LookupClaim(ctx context.Context, e contentseen.Entry) (contentse
 	}
 	contentseen.SortEntries(es)
 	return contentseen.LookupClaimed{Candidates: es, Seq: uint64(seq), Token: tok}, nil
+}
+
+// Entries implements contentseen.LookupClaimer: one script, one round
+// trip.
+func (x *Index) Entries(ctx context.Context, seqs []uint64) ([]contentseen.Entry, error) {
+	if x.isClosed() {
+		return nil, contentseen.ErrClosed
+	}
+	seqs = slices.Compact(slices.Sorted(slices.Values(seqs)))
+	if len(seqs) == 0 {
+		return nil, nil
+	}
+	es, err := x.entries(ctx, seqs)
+	if err != nil {
+		return nil, fmt.Errorf("redisindex: entries: %w", err)
+	}
+	return es, nil
 }
 
 // ReleaseOn queues the release of claim seq with ID id on pipe, as
