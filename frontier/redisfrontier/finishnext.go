@@ -2,6 +2,7 @@ package redisfrontier
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/redis/go-redis/v9"
@@ -30,7 +31,7 @@ func (f *Frontier) FinishNext(ctx context.Context, it frontier.Item, outcome str
 	if closed {
 		return frontier.Item{}, false, f.FinishWith(ctx, it, outcome, links, stage), nil
 	}
-	nextArgs := append(append(f.common(), f.callID()), delays...)
+	nextArgs := append(append(f.common(), f.callID(), frontier.HostKey(it.URL), f.waitWindow()), delays...)
 	var cmd *redis.Cmd
 	finErr = f.finishWith(ctx, it, outcome, links, stage, func(pipe redis.Pipeliner) {
 		cmd = nextScript.EvalSha(ctx, pipe, f.keys, nextArgs...)
@@ -40,6 +41,14 @@ func (f *Frontier) FinishNext(ctx context.Context, it frontier.Item, outcome str
 	}
 	// A finish refused (not in flight) still leaves the URL handed out.
 	next, ok, nextErr = f.nextReply(cmd, delays)
+	if errors.Is(nextErr, errYield) {
+		nextErr = nil
+		// Another worker polls for the slot: leave it to it for one poll.
+		// A ctx that ends cuts the pause short; the caller's Next says so.
+		if err := sleep(ctx, nil, f.poll); err != nil {
+			return next, ok, finErr, nil
+		}
+	}
 	if finErr != nil && nextErr != nil {
 		nextErr = nil // the pipeline's failure, which finErr reports
 	}
@@ -74,8 +83,19 @@ func (f *Frontier) nextReply(cmd *redis.Cmd, delays []any) (frontier.Item, bool,
 		f.mu.Unlock()
 		return it, true, nil
 	}
+	if len(res) == 1 && res[0] == "yield" {
+		return frontier.Item{}, false, errYield
+	}
 	if len(res) != 2 || res[0] != "wait" {
 		return frontier.Item{}, false, fmt.Errorf("redisfrontier: next: %w: reply %v", errCorrupt, res)
 	}
 	return frontier.Item{}, false, nil
 }
+
+// errYield is nextReply's answer when the attempt yielded the slot its
+// finish freed to a waiting worker.
+var errYield = errors.New("redisfrontier: yielded to a waiting worker")
+
+// waitWindow is how long (ms) a worker's Next that found nothing counts as
+// waiting: a few of its polls.
+func (f *Frontier) waitWindow() int64 { return 4 * f.poll.Milliseconds() }

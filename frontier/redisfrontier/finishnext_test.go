@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -58,5 +59,36 @@ func TestFinishNext(t *testing.T) {
 	}
 	if _, err := f.Next(ctx); !errors.Is(err, frontier.ErrDrained) {
 		t.Fatalf("Next after the last FinishNext = %v, want ErrDrained", err)
+	}
+}
+
+// A worker finishing a URL of a host at its in-flight limit leaves the
+// slot it frees to a worker that waits for one, rather than take it in
+// the same step: a worker joining a crawl of one busy host gets URLs.
+func TestFinishNextYieldsToAWaitingWorker(t *testing.T) {
+	ctx := context.Background()
+	name := newName(t)
+	o := Options{Options: frontier.Options{PerHostInFlight: 1, PerHostDelay: -1}, Name: name, Poll: 20 * time.Millisecond}
+	oa, ob := o, o
+	oa.Worker, ob.Worker = "a", "b"
+	a, b := open(t, client(t, sharedAddr), oa), open(t, client(t, sharedAddr), ob)
+	if _, err := a.Add(ctx, frontier.Item{URL: u("h", "1")}, frontier.Item{URL: u("h", "2")}); err != nil {
+		t.Fatal(err)
+	}
+	first, err := a.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	if it, err := b.Next(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Next of worker b while the host is at its limit = %+v, %v, want to wait", it, err)
+	}
+	if it, ok, ferr, nerr := a.FinishNext(ctx, first, "stored", nil, func(redis.Pipeliner) {}); ok || ferr != nil || nerr != nil {
+		t.Fatalf("FinishNext of worker a while b waits = %+v, %v, %v, %v, want the slot left to b", it, ok, ferr, nerr)
+	}
+	it, err := b.Next(ctx)
+	if err != nil || it.URL != u("h", "2") {
+		t.Fatalf("Next of worker b = %+v, %v, want %s", it, err, u("h", "2"))
 	}
 }

@@ -36,7 +36,7 @@ func (f *Frontier) Next(ctx context.Context) (frontier.Item, error) {
 		if closed {
 			return frontier.Item{}, frontier.ErrClosed
 		}
-		res, counts, err := f.call(ctx, nextScript, append([]any{f.callID()}, delays...)...)
+		res, counts, err := f.call(ctx, nextScript, append([]any{f.callID(), "", f.waitWindow()}, delays...)...)
 		if err != nil {
 			if f.closeCtx.Err() != nil {
 				return frontier.Item{}, frontier.ErrClosed
