@@ -7,16 +7,18 @@ import "context"
 // Claim take two). JudgeClaim uses it.
 type LookupClaimer interface {
 	Shared
-	// LookupClaim returns what Lookup(e.Fingerprint, e.Digest) returns
-	// and, in the same atomic step, inserts e as a pending entry, as Claim
-	// would, unless a live entry has e's digest (an exact copy, committed
-	// or pending: then nothing is inserted and Seq is 0). The candidates
-	// are the live entries at that step, without e itself; an entry
-	// claimed after it sees e, as after a Claim. The caller judges the
+	// LookupClaim returns what Lookup(e.Fingerprint, e.Digest) returns,
+	// but within radius bits (at most K: the page's own radius, as the
+	// judge uses it), and, in the same atomic step, inserts e as a
+	// pending entry, as Claim would, unless a live entry has e's digest
+	// (an exact copy, committed or pending: then nothing is inserted and
+	// Seq is 0). The candidates are the live entries at that step, without
+	// e itself; an entry claimed after it sees e (within K), as after a
+	// Claim. The caller judges the
 	// candidates: when e is a copy of one, it must Release the claim (Seq)
 	// as for any page it does not store. A call retried after its reply
 	// was lost finds its own pending entry and returns it.
-	LookupClaim(ctx context.Context, e Entry) (LookupClaimed, error)
+	LookupClaim(ctx context.Context, e Entry, radius int) (LookupClaimed, error)
 	// Entries returns the live entries among seqs as they are now, in
 	// seq order, those gone (released, expired, never claimed) left out;
 	// Distance is 0. Rejudge reads the entries a page waits for with it.
@@ -37,7 +39,8 @@ type LookupClaimed struct {
 
 // JudgeClaim is Judge on an index that looks up and claims at once: the
 // page is claimed in the look-up's step (one round trip for a new page on
-// Redis, where Judge takes two), then its candidates are judged. When the
+// Redis, where Judge takes two), then its candidates within radius (see
+// LookupClaim) are judged. When the
 // page is a copy of a committed candidate, the verdict is Copy with Seq
 // set to the page's claim, which the caller releases (Release, or with
 // its own commands on Redis) as for any page it does not store. When it
@@ -45,8 +48,8 @@ type LookupClaimed struct {
 // (Seq) while the caller waits: Rejudge after a while, or Release it. When
 // the look-up claimed nothing (an exact copy's digest is live) and no
 // candidate is a copy, it claims with the token as Judge does.
-func JudgeClaim(ctx context.Context, s LookupClaimer, e Entry, isCopy func(c Entry) bool) (Verdict, error) {
-	lc, err := s.LookupClaim(ctx, e)
+func JudgeClaim(ctx context.Context, s LookupClaimer, e Entry, radius int, isCopy func(c Entry) bool) (Verdict, error) {
+	lc, err := s.LookupClaim(ctx, e, radius)
 	if err != nil {
 		return Verdict{}, err
 	}

@@ -115,18 +115,18 @@ func (x *SharedMem) Lookup(ctx context.Context, fp Fingerprint, d [16]byte) ([]E
 		return nil, 0, ErrClosed
 	}
 	x.purge(x.now())
-	out, err := x.lookupLocked(ctx, fp, d)
+	out, err := x.lookupLocked(ctx, fp, d, x.opts.K)
 	if err != nil {
 		return nil, 0, err
 	}
 	return out, Token(x.seq), nil
 }
 
-// lookupLocked returns the live entries within K of fp or with digest d.
+// lookupLocked returns the live entries within k of fp or with digest d.
 // The caller holds x.mu and purged.
-func (x *SharedMem) lookupLocked(ctx context.Context, fp Fingerprint, d [16]byte) ([]Entry, error) {
+func (x *SharedMem) lookupLocked(ctx context.Context, fp Fingerprint, d [16]byte, k int) ([]Entry, error) {
 	var out []Entry
-	ms, err := x.fps.Near(ctx, fp, x.opts.K)
+	ms, err := x.fps.Near(ctx, fp, k)
 	if err != nil {
 		return nil, fmt.Errorf("contentseen: shared lookup: %w", err)
 	}
@@ -155,7 +155,7 @@ func (x *SharedMem) lookupLocked(ctx context.Context, fp Fingerprint, d [16]byte
 }
 
 // LookupClaim implements LookupClaimer.
-func (x *SharedMem) LookupClaim(ctx context.Context, e Entry) (LookupClaimed, error) {
+func (x *SharedMem) LookupClaim(ctx context.Context, e Entry, radius int) (LookupClaimed, error) {
 	if err := ctx.Err(); err != nil {
 		return LookupClaimed{}, err
 	}
@@ -169,7 +169,7 @@ func (x *SharedMem) LookupClaim(ctx context.Context, e Entry) (LookupClaimed, er
 	}
 	now := x.now()
 	x.purge(now)
-	cands, err := x.lookupLocked(ctx, e.Fingerprint, e.Digest)
+	cands, err := x.lookupLocked(ctx, e.Fingerprint, e.Digest, min(max(radius, 0), x.opts.K))
 	if err != nil {
 		return LookupClaimed{}, err
 	}

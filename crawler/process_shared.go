@@ -101,7 +101,7 @@ func (c *Crawler) judgeShared(ctx context.Context, e contentseen.Entry, sk conte
 	for round := 0; ; round++ {
 		switch {
 		case claims && round == 0:
-			v, err = contentseen.JudgeClaim(ctx, lc, e, isCopy)
+			v, err = contentseen.JudgeClaim(ctx, lc, e, radius, isCopy)
 		case claims:
 			v, err = contentseen.Rejudge(ctx, lc, e, v, isCopy)
 		default:

@@ -26,7 +26,7 @@ func lookupClaimers(t *testing.T, open Open, o contentseen.SharedOptions, n int)
 
 func lookupClaim(t *testing.T, s contentseen.LookupClaimer, e contentseen.Entry) contentseen.LookupClaimed {
 	t.Helper()
-	lc, err := s.LookupClaim(context.Background(), e)
+	lc, err := s.LookupClaim(context.Background(), e, s.K())
 	if err != nil {
 		t.Fatalf("LookupClaim(%s): %v", e.Fingerprint, err)
 	}
@@ -64,6 +64,16 @@ func testLookupClaim(t *testing.T, open Open) {
 		t.Fatalf("LookupClaim of a near page = seq %d, candidates %v, want a seq after %d, the first pending at distance 3",
 			ln.Seq, seqs(ln.Candidates), lc.Seq)
 	}
+	// Within a radius below the distance the first is no candidate; the
+	// page is claimed all the same.
+	narrow := Entry("b/3", fp^0b111, 5)
+	lr, err := b.LookupClaim(ctx, narrow, 2)
+	if err != nil || lr.Seq == 0 || len(lr.Candidates) != 1 || lr.Candidates[0].Seq != ln.Seq {
+		t.Fatalf("LookupClaim within 2 of pages at 3 and 2 = %+v, %v, want claimed, only seq %d (at 2) a candidate", lr, err, ln.Seq)
+	}
+	if err := b.Release(ctx, lr.Seq, narrow.ID); err != nil {
+		t.Fatal(err)
+	}
 	if err := a.Confirm(ctx, lc.Seq, first.ID); err != nil {
 		t.Fatalf("Confirm of a LookupClaim: %v", err)
 	}
@@ -94,13 +104,13 @@ func testLookupClaim(t *testing.T, open Open) {
 	}
 	bad := Entry("a/3", 5, 5)
 	bad.URL = string(make([]byte, contentseen.MaxEntryText))
-	if _, err := a.LookupClaim(ctx, bad); err == nil {
+	if _, err := a.LookupClaim(ctx, bad, a.K()); err == nil {
 		t.Fatal("LookupClaim of an entry with a huge URL: no error")
 	}
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.LookupClaim(ctx, first); !errors.Is(err, contentseen.ErrClosed) {
+	if _, err := a.LookupClaim(ctx, first, a.K()); !errors.Is(err, contentseen.ErrClosed) {
 		t.Fatalf("LookupClaim after Close = %v, want ErrClosed", err)
 	}
 }
@@ -113,7 +123,7 @@ func judgeClaim(ctx context.Context, s contentseen.Shared, e contentseen.Entry, 
 	if !ok {
 		return contentseen.Verdict{}, errors.New("not a contentseen.LookupClaimer")
 	}
-	v, err := contentseen.JudgeClaim(ctx, lc, e, isCopy)
+	v, err := contentseen.JudgeClaim(ctx, lc, e, s.K(), isCopy)
 	for err == nil && v.Wait != nil {
 		v, err = contentseen.Rejudge(ctx, lc, e, v, isCopy)
 	}
@@ -141,7 +151,7 @@ func testRejudge(t *testing.T, open Open) {
 		fp := contentseen.Fingerprint(0x1122334455667788 * uint64(i+1))
 		orig, cp := Entry(fmt.Sprint("a/", i), fp, uint64(10*i)), Entry(fmt.Sprint("b/", i), fp^0b11, uint64(10*i+1))
 		lo := lookupClaim(t, a, orig)
-		v, err := contentseen.JudgeClaim(ctx, b, cp, isCopy)
+		v, err := contentseen.JudgeClaim(ctx, b, cp, 3, isCopy)
 		if err != nil || v.Wait == nil || v.Wait.Seq != lo.Seq || v.Seq <= lo.Seq {
 			t.Fatalf("JudgeClaim of a copy of a pending page = %+v, %v, want Wait for seq %d, holding a later claim", v, err, lo.Seq)
 		}
@@ -183,7 +193,7 @@ func testRejudge(t *testing.T, open Open) {
 	ex := Entry("b/x", ^orig.Fingerprint, 101)
 	ex.Digest = orig.Digest
 	lo := lookupClaim(t, a, orig)
-	v, err := contentseen.JudgeClaim(ctx, b, ex, isCopy)
+	v, err := contentseen.JudgeClaim(ctx, b, ex, 3, isCopy)
 	if err != nil || v.Wait == nil || v.Wait.Seq != lo.Seq || v.Seq != 0 {
 		t.Fatalf("JudgeClaim of an exact copy of a pending page = %+v, %v, want Wait for %d, no claim", v, err, lo.Seq)
 	}

@@ -100,7 +100,7 @@ func TestClusterOneSlotPerCrawl(t *testing.T) {
 			}
 		}
 		e := contentseentest.Entry(fmt.Sprintf("w%d/lc", i), 0x7777777777777777, 9)
-		lc, err := x.LookupClaim(ctx, e)
+		lc, err := x.LookupClaim(ctx, e, x.K())
 		if err != nil || lc.Seq == 0 {
 			t.Fatalf("LookupClaim = %+v, %v", lc, err)
 		}

@@ -16,13 +16,13 @@ var _ contentseen.LookupClaimer = (*Index)(nil)
 // LookupClaim implements contentseen.LookupClaimer: one script, one round
 // trip, which reads what Lookup reads and inserts e as pending unless a
 // live entry has its digest, atomically. As with Lookup, the entries of
-// bucket records within K that are not the digest's are read with a
+// bucket records within radius that are not the digest's are read with a
 // second round trip (a near copy, or a page on the same template). The
 // script computes no distance: every page not an exact copy is claimed,
 // and a near copy's claim is released by the caller (ReleaseOn rides with
 // the frontier's Finish), so the look-up costs Redis no more than Lookup
 // and a Claim.
-func (x *Index) LookupClaim(ctx context.Context, e contentseen.Entry) (contentseen.LookupClaimed, error) {
+func (x *Index) LookupClaim(ctx context.Context, e contentseen.Entry, radius int) (contentseen.LookupClaimed, error) {
 	if x.isClosed() {
 		return contentseen.LookupClaimed{}, contentseen.ErrClosed
 	}
@@ -54,7 +54,7 @@ func (x *Index) LookupClaim(ctx context.Context, e contentseen.Entry) (contentse
 		return contentseen.LookupClaimed{}, fmt.Errorf("redisindex: look up and claim %s: %w: reply %v", e.Fingerprint, errCorrupt, res[:2])
 	}
 	// A replayed claim's candidates are those claimed before it.
-	es, tok, err := x.lookupReply(ctx, e.Fingerprint, res[2:], uint64(seq))
+	es, tok, err := x.lookupReply(ctx, e.Fingerprint, res[2:], min(max(radius, 0), x.opts.K), uint64(seq))
 	if err != nil {
 		return contentseen.LookupClaimed{}, fmt.Errorf("redisindex: look up and claim %s: %w", e.Fingerprint, err)
 	}

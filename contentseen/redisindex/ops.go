@@ -40,7 +40,7 @@ func (x *Index) Lookup(ctx context.Context, fp contentseen.Fingerprint, d [16]by
 	if err != nil {
 		return nil, 0, fmt.Errorf("redisindex: lookup %s: %w", fp, err)
 	}
-	es, tok, err := x.lookupReply(ctx, fp, res, 0)
+	es, tok, err := x.lookupReply(ctx, fp, res, x.opts.K, 0)
 	if err != nil {
 		return nil, 0, fmt.Errorf("redisindex: lookup %s: %w", fp, err)
 	}
@@ -53,9 +53,10 @@ func (x *Index) Lookup(ctx context.Context, fp contentseen.Fingerprint, d [16]by
 
 // lookupReply decodes the lookup script's reply: the live entries with
 // the digest, those of the bucket records within K (read with entries),
-// and the token. Bucket records of seq below (when not 0) or after are
-// left out (LookupClaim's own entry and those claimed after it).
-func (x *Index) lookupReply(ctx context.Context, fp contentseen.Fingerprint, res []any, below uint64) ([]contentseen.Entry, contentseen.Token, error) {
+// and the token: bucket records within k (at most K) of fp, but not
+// those of seq below (when not 0) or after (LookupClaim's own entry and
+// those claimed after it).
+func (x *Index) lookupReply(ctx context.Context, fp contentseen.Fingerprint, res []any, k int, below uint64) ([]contentseen.Entry, contentseen.Token, error) {
 	if len(res) < 3 {
 		return nil, 0, fmt.Errorf("%w: lookup reply of %d values", errCorrupt, len(res))
 	}
@@ -89,7 +90,7 @@ func (x *Index) lookupReply(ctx context.Context, fp contentseen.Fingerprint, res
 	for _, v := range res[3+3*int(nd):] {
 		if s, ok := v.(string); ok {
 			var err error
-			if seqs, err = near(seqs, s, fp, x.opts.K); err != nil {
+			if seqs, err = near(seqs, s, fp, k); err != nil {
 				return nil, 0, err
 			}
 		}
