@@ -217,6 +217,16 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
+	for _, ds := range []struct {
+		key  string
+		list []string
+	}{{"scope.allow_domains", c.Scope.AllowDomains}, {"scope.deny_domains", c.Scope.DenyDomains}} {
+		for _, d := range ds.list {
+			if err := crawler.CheckDomain(d); err != nil {
+				bad(ds.key, "entry %v", err)
+			}
+		}
+	}
 	f := c.Fetch
 	if f.UserAgent == "" {
 		bad("fetch.user_agent", "must not be empty")
@@ -260,6 +270,18 @@ func (c *Config) Validate() error {
 	}
 	if cs.ExpectedPages < 1 {
 		bad("contentseen.expected_pages", "must be >= 1, got %d", cs.ExpectedPages)
+	}
+	if _, err := contentseen.ParseOptions(cs.Features); err != nil {
+		bad("contentseen.features", "%v", err)
+	}
+	// A named layout bounds k; auto chooses one that answers it, and a
+	// reopened index's recorded layout is checked when the crawl opens it.
+	if cs.Layout != crawler.LayoutAuto {
+		if l, err := contentseen.LayoutByName(cs.Layout); err != nil {
+			bad("contentseen.layout", "%v", err)
+		} else if cs.K >= 0 && cs.K > l.MaxK() {
+			bad("contentseen.k", "%d exceeds layout %s, which answers k <= %d (contentseen.layout: auto chooses one that answers it)", cs.K, l.Name(), l.MaxK())
+		}
 	}
 	if cs.MinFeatures < 0 {
 		bad("contentseen.min_features", "must be >= 0, got %d", cs.MinFeatures)
