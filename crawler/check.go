@@ -56,7 +56,7 @@ func (r *CheckReport) Err() error {
 				what += fmt.Sprintf(" (and %d more problem%s)", n-1, plural(n-1))
 			}
 			if a.Name == logArea {
-				return dropLogMismatch(r.DropLog, what)
+				return dropLogMismatch(r.Dir, r.DropLog, what)
 			}
 			return &DamageError{Dir: r.Dir, File: filepath.Join(r.Dir, DBFile), What: what}
 		}

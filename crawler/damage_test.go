@@ -227,6 +227,10 @@ func TestDropLogMatchedLineByLine(t *testing.T) {
 		if !errors.Is(err, ErrDropLogMismatch) || errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "line 2") {
 			t.Fatalf("Open: err = %v, want ErrDropLogMismatch (not ErrDamaged: crawl.db is sound) naming the drop log's line 2", err)
 		}
+		// The commands it suggests can be run as printed.
+		if want := "`crawl check --data " + opts.DataDir + "`"; !strings.Contains(err.Error(), want) {
+			t.Errorf("Open: err = %v, want it to suggest %s", err, want)
+		}
 		if fileHash(t, opts.DropLog) != before {
 			t.Error("the damaged drop log was changed")
 		}
