@@ -193,7 +193,14 @@ func (m *Main) runIndexJoin(ctx context.Context, args []string) (err error) {
 	}
 	layout, err := contentseen.LayoutByName(name)
 	if err != nil {
-		return fmt.Errorf("index join: %w", err)
+		return usageErrorf(fset, "index join: --layout: %v", err)
+	}
+	// Checked before the batch is read: a k the layout cannot join is a
+	// mistake in the command line, not a failure of the join.
+	if *k < 0 || *k > layout.K() {
+		return usageErrorf(fset, "index join: --k %d: layout %s finds every pair only within 0..%d bits; "+
+			"a generated layout k<K>/<widths>/lead<L> joins within K (e.g. --layout k5/11-11-11-11-10-10/lead1 for k up to 5)",
+			*k, layout.Name(), layout.K())
 	}
 	batch, err := readFingerprints(ctx, *batchPath)
 	if err != nil {
