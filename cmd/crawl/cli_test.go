@@ -48,6 +48,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"dups", "--min-distance", "5", "--max-distance", "2"}, "is below --min-distance 5", "dups"},
 		{[]string{"repair", "--data", dir}, "repair: --out NEWDIR is required", "repair"},
 		{[]string{"check", "extra"}, `check: unexpected argument "extra"`, "check"},
+		// A listen address that cannot work on any machine, before anything is opened.
+		{[]string{"serve", "--data", dir, "--addr", "127.0.0.1:99999"}, `serve: --addr: want host:port, e.g. 127.0.0.1:8080, got "127.0.0.1:99999"`, "serve"},
+		{[]string{"serve", "--data", dir, "--addr", "localhost"}, `serve: --addr: want host:port`, "serve"},
+		{[]string{"--seeds", "s.txt", "--ui", "nonsense"}, `--ui: want host:port, e.g. 127.0.0.1:8080, got "nonsense"`, "crawl"},
+		{[]string{"--seeds", "s.txt", "--metrics", "127.0.0.1:70000"}, `metrics: want host:port`, "crawl"},
 	} {
 		out, stderr, err := run(t, "", tc.args...)
 		var ue *usageError

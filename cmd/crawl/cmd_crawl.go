@@ -83,6 +83,11 @@ func (m *Main) runCrawl(ctx context.Context, args []string) error {
 	if fset.NArg() > 0 {
 		return usageErrorf(fset, "unexpected argument %q (the crawl takes its URLs from --seeds FILE)", fset.Arg(0))
 	}
+	if *a.ui != "" {
+		if err := checkListenAddr(*a.ui); err != nil {
+			return usageErrorf(fset, "--ui: %v", err)
+		}
+	}
 	cfg, err := a.cf.load()
 	if errors.Is(err, errBadBackend) {
 		return &usageError{cmd: "crawl", err: err}

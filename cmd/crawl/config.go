@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"regexp"
 	"strings"
@@ -303,7 +302,7 @@ func (c *Config) Validate() error {
 		bad("log.status_interval", "must be > 0, got %v", c.Log.StatusInterval)
 	}
 	if c.Metrics != "" {
-		if _, _, err := net.SplitHostPort(c.Metrics); err != nil {
+		if err := checkListenAddr(c.Metrics); err != nil {
 			bad("metrics", "want host:port, e.g. 127.0.0.1:9090, got %q", c.Metrics)
 		}
 	}
