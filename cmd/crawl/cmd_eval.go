@@ -320,6 +320,15 @@ type evalThresholds struct {
 	ShortFeatures int     `json:"short_features"`
 }
 
+// shortRadiusText says, for the two-stage table's heading, how far a short
+// pair is looked for: nowhere further when no text is short.
+func (t evalThresholds) shortRadiusText() string {
+	if t.ShortFeatures == 0 {
+		return "no pair is short: --short-features 0"
+	}
+	return fmt.Sprintf("the larger of k and %d for a pair with a side under %d features", t.ShortK, t.ShortFeatures)
+}
+
 // shortRadius is the crawler's radius for short texts (crawler.Options
 // ShortK and ShortFeatures).
 type shortRadius struct{ K, Features int }
@@ -517,8 +526,8 @@ func (rep *evalReport) print(w io.Writer) {
 		if o.BestK != nil {
 			o.printMistakes(w, *o.BestK)
 		}
-		fmt.Fprintf(w, "two-stage rule (the crawler's): exact, or within k bits (%d for a pair with a side under %d features) and verified (similarity >= %.2f, or containment >= %.2f with size ratio >= %.2f)\n",
-			rep.Thresholds.ShortK, rep.Thresholds.ShortFeatures, rep.Thresholds.Similarity, rep.Thresholds.Containment, rep.Thresholds.SizeRatio)
+		fmt.Fprintf(w, "two-stage rule (the crawler's): exact, or within k bits (%s) and verified (similarity >= %.2f, or containment >= %.2f with size ratio >= %.2f)\n",
+			rep.Thresholds.shortRadiusText(), rep.Thresholds.Similarity, rep.Thresholds.Containment, rep.Thresholds.SizeRatio)
 		printEvalRows(w, o.JudgeRows, o.BestJudgeK)
 		if o.BestJudgeK != nil {
 			o.printJudgeMistakes(w, *o.BestJudgeK)
