@@ -73,17 +73,6 @@ func (r *CheckReport) problems() int {
 	return n
 }
 
-// named returns the area called name, which area added. Its pointer is
-// valid until the next area is added.
-func (r *CheckReport) named(name string) *CheckArea {
-	for i := range r.Areas {
-		if r.Areas[i].Name == name {
-			return &r.Areas[i]
-		}
-	}
-	panic("crawler: no check area " + name)
-}
-
 func (r *CheckReport) area(name string) *CheckArea {
 	r.Areas = append(r.Areas, CheckArea{Name: name})
 	return &r.Areas[len(r.Areas)-1]
@@ -226,8 +215,7 @@ func checkContent(ctx context.Context, db *bolt.DB, dir, dropLog string, blobs b
 		drops.Problems = append(drops.Problems, fmt.Sprintf("the drop sequence says %d, the store holds %d", nDrops, n))
 	}
 	if blobs {
-		// By name: the areas added since may have moved pages and drops.
-		if err := checkBlobs(ctx, db, store, fps, dropIDs, rep.named("pages"), rep.named("drops")); err != nil {
+		if err := checkBlobs(ctx, db, store, fps, dropIDs, rep.area(bodiesArea)); err != nil {
 			return err
 		}
 	}
@@ -253,13 +241,18 @@ func checkContent(ctx context.Context, db *bolt.DB, dir, dropLog string, blobs b
 	return nil
 }
 
+// bodiesArea names the CheckArea of checkBlobs.
+const bodiesArea = "bodies"
+
 // checkBlobs decodes what a crawl never reads back but export, dups show
 // and the web view do: every page's raw body and header, and every drop's
 // kept text. Each is a zstd frame of its own, so one can be damaged in a
-// file whose structure and records are sound. Only crawl check runs it
-// (a crawl's open does not): it decompresses every body once. Problems
-// past the tenth are counted, not listed.
-func checkBlobs(ctx context.Context, db *bolt.DB, store *storage.Store, fps []pageFP, dropIDs []uint64, pages, drops *CheckArea) error {
+// file whose structure and records are sound. Only crawl check runs it: a
+// crawl's open does not (it decompresses every body once), and a crawl
+// resumes on such a directory, since it never reads them. Problems past
+// the tenth of each kind are counted, not listed.
+func checkBlobs(ctx context.Context, db *bolt.DB, store *storage.Store, fps []pageFP, dropIDs []uint64, a *CheckArea) error {
+	a.Summary = fmt.Sprintf("%d pages' bodies and headers, %d drops' texts", len(fps), len(dropIDs))
 	const hint = "export and dups show fail on it; crawl repair keeps the page without it"
 	bad := 0
 	err := db.View(func(tx *bolt.Tx) error {
@@ -269,7 +262,7 @@ func checkBlobs(ctx context.Context, db *bolt.DB, store *storage.Store, fps []pa
 			}
 			if _, err := store.GetTx(tx, p.id); err != nil {
 				if bad++; bad <= 10 {
-					pages.Problems = append(pages.Problems, fmt.Sprintf("%s (%s)", strings.ReplaceAll(err.Error(), "storage: ", ""), hint))
+					a.Problems = append(a.Problems, fmt.Sprintf("%s (%s)", strings.ReplaceAll(err.Error(), "storage: ", ""), hint))
 				}
 			}
 		}
@@ -279,7 +272,7 @@ func checkBlobs(ctx context.Context, db *bolt.DB, store *storage.Store, fps []pa
 		return err
 	}
 	if bad > 10 {
-		pages.Problems = append(pages.Problems, fmt.Sprintf("and %d more pages whose body or header does not decode", bad-10))
+		a.Problems = append(a.Problems, fmt.Sprintf("and %d more pages whose body or header does not decode", bad-10))
 	}
 	bad = 0
 	for _, id := range dropIDs {
@@ -288,12 +281,12 @@ func checkBlobs(ctx context.Context, db *bolt.DB, store *storage.Store, fps []pa
 				return ctx.Err()
 			}
 			if bad++; bad <= 10 {
-				drops.Problems = append(drops.Problems, fmt.Sprintf("%s (dups show cannot diff it; crawl repair keeps the drop without it)", strings.ReplaceAll(err.Error(), "storage: ", "")))
+				a.Problems = append(a.Problems, fmt.Sprintf("%s (dups show cannot diff it; crawl repair keeps the drop without it)", strings.ReplaceAll(err.Error(), "storage: ", "")))
 			}
 		}
 	}
 	if bad > 10 {
-		drops.Problems = append(drops.Problems, fmt.Sprintf("and %d more drops whose text does not decode", bad-10))
+		a.Problems = append(a.Problems, fmt.Sprintf("and %d more drops whose text does not decode", bad-10))
 	}
 	return nil
 }

@@ -512,14 +512,16 @@ func TestDamagedBodyAndDropText(t *testing.T) {
 	for _, a := range rep.Areas {
 		problems[a.Name] = a.Problems
 	}
-	if p := problems["pages"]; len(p) != 1 || !strings.Contains(p[0], "body of page 2") {
-		t.Errorf("check: pages problems %q, want the body of page 2", p)
+	if p := problems[bodiesArea]; len(p) != 2 || !strings.Contains(p[0], "body of page 2") || !strings.Contains(p[1], "text of drop 1") {
+		t.Errorf("check: %s problems %q, want the body of page 2 and the text of drop 1", bodiesArea, p)
 	}
-	if p := problems["drops"]; len(p) != 1 || !strings.Contains(p[0], "text of drop 1") {
-		t.Errorf("check: drops problems %q, want the text of drop 1", p)
+	for name, p := range problems {
+		if name != bodiesArea && len(p) > 0 {
+			t.Errorf("check: area %s has problems %q; only the bodies are damaged", name, p)
+		}
 	}
-	if !errors.Is(rep.Err(), ErrDamaged) {
-		t.Errorf("check: err = %v, want ErrDamaged", rep.Err())
+	if err := rep.Err(); !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), bodiesArea+":") {
+		t.Errorf("check: err = %v, want ErrDamaged naming the %s", err, bodiesArea)
 	}
 	// The crawl's own open does not decode bodies: it never reads them.
 	if db, err := OpenWritable(opts.DataDir, 0); err != nil {
