@@ -73,7 +73,7 @@ func commands() []command {
 		{"index", "build [--from DATA|FILE] [--data DIR] --out FILE [--layout NAME] | join --batch FILE|INDEX|DATA --stored FILE|INDEX|DATA [--k N] [--layout NAME] [--json] | migrate --data DIR --layout NAME",
 			"bulk-build an index file from fingerprints, report all pairs within k between a batch and a stored set, or rebuild a data directory's index with another layout", (*Main).runIndex},
 		{"check", "[--data DIR]",
-			"verify a data directory read-only (bbolt structure, pages, index, drops, frontier, drop log); exit 1 if damaged", (*Main).runCheck},
+			"verify a data directory read-only (bbolt structure, pages, index, drops, bodies, frontier, drop log); exit 1 if damaged", (*Main).runCheck},
 		{"repair", "[--data DIR] --out NEWDIR",
 			"write what can be read of a damaged data directory into a new, consistent one (the original is not touched)", (*Main).runRepair},
 		{"serve", "[--data DIR]... [--addr 127.0.0.1:8080]",
