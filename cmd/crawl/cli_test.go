@@ -48,6 +48,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"dups", "--min-distance", "5", "--max-distance", "2"}, "is below --min-distance 5", "dups"},
 		{[]string{"repair", "--data", dir}, "repair: --out NEWDIR is required", "repair"},
 		{[]string{"check", "extra"}, `check: unexpected argument "extra"`, "check"},
+		{[]string{"demo", "extra"}, `demo: unexpected argument "extra"`, "demo"},
+		{[]string{"export", "--data", dir, "extra"}, `export: unexpected argument "extra"`, "export"},
 		// A listen address that cannot work on any machine, before anything is opened.
 		{[]string{"serve", "--data", dir, "--addr", "127.0.0.1:99999"}, `serve: --addr: want host:port, e.g. 127.0.0.1:8080, got "127.0.0.1:99999"`, "serve"},
 		{[]string{"serve", "--data", dir, "--addr", "localhost"}, `serve: --addr: want host:port`, "serve"},
