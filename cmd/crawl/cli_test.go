@@ -203,6 +203,10 @@ func TestStoppingMessage(t *testing.T) {
 			t.Errorf("%q: %q", args, m)
 		}
 	}
+	// dedup fetches nothing: no requests in flight, no fetch.timeout.
+	if m := stoppingMessage([]string{"dedup", "--input", "x"}); strings.Contains(m, "request") {
+		t.Errorf("dedup: %q speaks of requests", m)
+	}
 }
 
 // A mistake in the configuration, in config.yaml or in --set (an unknown

@@ -126,5 +126,9 @@ func stoppingMessage(args []string) string {
 	if len(args) > 0 && args[0] == "serve" {
 		return "crawl: stopping the web view; Ctrl-C again to abort"
 	}
+	if len(args) > 0 && args[0] == "dedup" {
+		// No requests: the records being decided are committed.
+		return "crawl: stopping: the records in progress are decided and the work is saved; Ctrl-C again to abort"
+	}
 	return "crawl: stopping: requests in flight finish (at most fetch.timeout) and the work is saved; Ctrl-C again to abort"
 }
