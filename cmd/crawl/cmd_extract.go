@@ -64,7 +64,7 @@ func (m *Main) runExtract(ctx context.Context, args []string) error {
 		doc, err := m.extractOne(ctx, cfg, &fetcher, in, base)
 		if err != nil {
 			errs = append(errs, err)
-			out.Error = err.Error()
+			out.Error = errorText(err) // as the error line of every command: no package names
 		} else {
 			out = extractOutput{Input: in, URL: doc.URL, CanonicalURL: doc.CanonicalURL, Title: doc.Title,
 				Lang: doc.Lang, Charset: doc.Charset, NoIndex: doc.NoIndex, NoFollow: doc.NoFollow,
