@@ -182,6 +182,12 @@ func applySet(cfg *Config, kv string) error {
 		}
 	}
 	// Quote nothing: the value is YAML, so lists ([a, b]) and numbers work.
+	// Except nothing at all: YAML reads "key:" as null, which decodes as
+	// no change, so --set metrics= would keep the file's metrics address.
+	// It means the empty string (an error for a number or a list).
+	if strings.TrimSpace(value) == "" {
+		value = `""`
+	}
 	fmt.Fprintf(&doc, " %s\n", value)
 	if err := decodeStrict([]byte(doc.String()), cfg); err != nil {
 		// Line numbers refer to the document built above, not to anything

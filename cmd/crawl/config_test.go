@@ -166,6 +166,24 @@ func TestConfigGoodValues(t *testing.T) {
 	}
 }
 
+// An empty --set value is the empty string, never "no change": YAML would
+// read "metrics:" as null and keep the file's value.
+func TestSetEmptyValue(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(path, []byte("metrics: 127.0.0.1:9090\ndrop_log: x/d.jsonl\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadConfig(path, []string{"metrics=", "drop_log= "})
+	if err != nil || cfg.Metrics != "" || cfg.DropLog != "" {
+		t.Errorf("--set metrics= drop_log=: metrics %q, drop_log %q, %v; want both empty", cfg.Metrics, cfg.DropLog, err)
+	}
+	for _, set := range []string{"data=", "scope.max_pages=", "fetch.delay="} {
+		if _, err := loadConfig(path, []string{set}); err == nil {
+			t.Errorf("--set %s: accepted, want an error (the default kept silently before)", set)
+		}
+	}
+}
+
 func TestSetOverridesFile(t *testing.T) {
 	cfg, err := loadConfig("testdata/config/good.yaml", []string{
 		"fetch.delay=2s", "scope.allow_domains=[a.org, b.org]", "contentseen.features=char-shingles:4", "data=/tmp/x",
