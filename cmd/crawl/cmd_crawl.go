@@ -47,7 +47,11 @@ func (cf *configFlags) load() (Config, error) {
 		return cfg, err
 	}
 	if cf.data != "" {
-		cfg.Data = cf.data
+		// --data=~/x reaches us unexpanded: the shell expands ~ only
+		// at the start of a word.
+		if cfg.Data, err = expandHome(cf.data); err != nil {
+			return cfg, fmt.Errorf("--data: %w", err)
+		}
 	}
 	return cfg, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -155,10 +156,35 @@ func loadConfig(path string, sets []string) (Config, error) {
 			return cfg, &configError{err}
 		}
 	}
+	for _, f := range []struct {
+		key string
+		p   *string
+	}{{"data", &cfg.Data}, {"drop_log", &cfg.DropLog}} {
+		v, err := expandHome(*f.p)
+		if err != nil {
+			return cfg, &configError{fmt.Errorf("config: %s: %w", f.key, err)}
+		}
+		*f.p = v
+	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, err
 	}
 	return cfg, nil
+}
+
+// expandHome replaces the leading ~ of a path written in config.yaml or
+// --set with the home directory, as the shell does on a command line: no
+// shell sees these values, and a directory named "~" made in the current
+// one is never what was meant (and one rm -rf ~ away from a disaster).
+func expandHome(p string) (string, error) {
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return p, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("%s: cannot expand ~: %w", p, err)
+	}
+	return filepath.Join(home, p[1:]), nil
 }
 
 // applySet overlays one --set key=value, where key is a dotted path such as

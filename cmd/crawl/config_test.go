@@ -184,6 +184,27 @@ func TestSetEmptyValue(t *testing.T) {
 	}
 }
 
+// A ~ in data or drop_log is the home directory, as on a command line:
+// nothing else expands it there, and it made a directory named "~".
+func TestConfigPathsExpandHome(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	cfg, err := loadConfig("", []string{"data=~/crawl", "drop_log=~/logs/d.jsonl"})
+	if err != nil || cfg.Data != filepath.Join(home, "crawl") || cfg.DropLog != filepath.Join(home, "logs/d.jsonl") {
+		t.Errorf("data %q, drop_log %q, %v; want both under %s", cfg.Data, cfg.DropLog, err, home)
+	}
+	cfg, err = (&configFlags{data: "~"}).load()
+	if err != nil || cfg.Data != home {
+		t.Errorf("--data=~: data %q, %v; want %s", cfg.Data, err, home)
+	}
+	// Only a leading ~ alone or before a slash: ~user and a ~ inside stay.
+	for _, p := range []string{"~other/x", "a/~/b", "x~"} {
+		if cfg, err := loadConfig("", []string{"data=" + p}); err != nil || cfg.Data != p {
+			t.Errorf("data=%s: %q, %v; want it unchanged", p, cfg.Data, err)
+		}
+	}
+}
+
 func TestSetOverridesFile(t *testing.T) {
 	cfg, err := loadConfig("testdata/config/good.yaml", []string{
 		"fetch.delay=2s", "scope.allow_domains=[a.org, b.org]", "contentseen.features=char-shingles:4", "data=/tmp/x",
