@@ -163,7 +163,7 @@ func (m *Main) runIndexJoin(ctx context.Context, args []string) (err error) {
 			"(pairs table by table, not in stored order)")
 	batchPath := fset.String("batch", "", "fingerprint file, index file (from index build) or data directory of the batch (required)")
 	storedPath := fset.String("stored", "", "fingerprint file, index file (from index build) or data directory of the stored set (required)")
-	k := fset.Int("k", 3, "report pairs within k bits")
+	k := fset.Int("k", 3, "report pairs within k bits: at most what the layout joins (3 for 4x16, 10x28 and google16; K for k<K>/<widths>/lead<n>)")
 	layoutName := fset.String("layout", "", "table layout over the batch: 4x16, 10x28, google16 or k<k>/<widths>/lead<n>\n(default: the stored index's, so that the join merges with it; else 4x16)")
 	asJSON := fset.Bool("json", false, `JSON Lines: {"batch_id","stored_id","distance"}`)
 	if err := fset.Parse(args); err != nil {
