@@ -49,6 +49,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"repair", "--data", dir}, "repair: --out NEWDIR is required", "repair"},
 		{[]string{"check", "extra"}, `check: unexpected argument "extra"`, "check"},
 		{[]string{"demo", "extra"}, `demo: unexpected argument "extra"`, "demo"},
+		{[]string{"extract", "--base", "example.org/a", "p.html"}, `extract: --base "example.org/a": want an absolute http(s) URL`, "extract"},
 		{[]string{"export", "--data", dir, "extra"}, `export: unexpected argument "extra"`, "export"},
 		// A listen address that cannot work on any machine, before anything is opened.
 		{[]string{"serve", "--data", dir, "--addr", "127.0.0.1:99999"}, `serve: --addr: want host:port, e.g. 127.0.0.1:8080, got "127.0.0.1:99999"`, "serve"},

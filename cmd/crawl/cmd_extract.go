@@ -48,7 +48,7 @@ func (m *Main) runExtract(ctx context.Context, args []string) error {
 	var base *url.URL
 	if *baseFlag != "" {
 		if base, err = url.Parse(*baseFlag); err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-			return fmt.Errorf("extract: --base %q: want an absolute http(s) URL", *baseFlag)
+			return usageErrorf(fset, "extract: --base %q: want an absolute http(s) URL", *baseFlag)
 		}
 	}
 	cfg, err := cf.load()
