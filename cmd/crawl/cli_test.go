@@ -49,6 +49,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"repair", "--data", dir}, "repair: --out NEWDIR is required", "repair"},
 		{[]string{"check", "extra"}, `check: unexpected argument "extra"`, "check"},
 		{[]string{"demo", "extra"}, `demo: unexpected argument "extra"`, "demo"},
+		{[]string{"dedup", "--input", "x", "--format", "xml"}, `dedup: unknown --format "xml"`, "dedup"},
+		{[]string{"dedup", "--input", "x", "--batch", "-1"}, `dedup: --batch -1`, "dedup"},
+		{[]string{"eval", "--pairs", "p.jsonl", "--similarity", "2"}, `eval: --similarity, --containment and --size-ratio must be in (0, 1], got 2`, "eval"},
+		{[]string{"eval", "--pairs", "p.jsonl", "--short-k", "99"}, `eval: --short-k must be 0..64`, "eval"},
 		{[]string{"extract", "--base", "example.org/a", "p.html"}, `extract: --base "example.org/a": want an absolute http(s) URL`, "extract"},
 		{[]string{"export", "--data", dir, "extra"}, `export: unexpected argument "extra"`, "export"},
 		// A listen address that cannot work on any machine, before anything is opened.

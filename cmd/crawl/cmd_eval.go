@@ -82,11 +82,11 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 	}
 	for _, v := range []float64{th.Similarity, th.Containment, th.SizeRatio} {
 		if !(v > 0 && v <= 1) {
-			return fmt.Errorf("eval: --similarity, --containment and --size-ratio must be in (0, 1], got %v", v)
+			return usageErrorf(fset, "eval: --similarity, --containment and --size-ratio must be in (0, 1], got %v", v)
 		}
 	}
 	if sr.K < 0 || sr.K > 64 || sr.Features < 0 {
-		return fmt.Errorf("eval: --short-k must be 0..64 and --short-features >= 0, got %d and %d", sr.K, sr.Features)
+		return usageErrorf(fset, "eval: --short-k must be 0..64 and --short-features >= 0, got %d and %d", sr.K, sr.Features)
 	}
 	specs := splitFeatureSpecs(*features)
 	if len(specs) == 0 {
