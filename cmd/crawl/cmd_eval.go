@@ -90,7 +90,12 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 	}
 	specs := splitFeatureSpecs(*features)
 	if len(specs) == 0 {
-		return errors.New("eval: --features: no feature option given")
+		return usageErrorf(fset, "eval: --features: no feature option given")
+	}
+	for _, s := range specs {
+		if _, err := contentseen.ParseOptions(s); err != nil {
+			return usageErrorf(fset, "eval: --features: %v", err)
+		}
 	}
 	fpers := make([]*contentseen.Fingerprinter, len(specs))
 	for i, s := range specs {

@@ -92,6 +92,11 @@ func (m *Main) runIndexBuild(ctx context.Context, args []string) (err error) {
 	if *out == "" {
 		return usageErrorf(fset, "index build: --out FILE is required")
 	}
+	if *layoutName != "" {
+		if _, err := contentseen.LayoutByName(*layoutName); err != nil {
+			return usageErrorf(fset, "index build: --layout: %v", err)
+		}
+	}
 	if _, err := os.Stat(*out); err == nil {
 		return fmt.Errorf("index build: %s exists; remove it or choose another --out", *out)
 	}
