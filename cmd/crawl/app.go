@@ -314,5 +314,31 @@ func isTerminal(w io.Writer) bool {
 // stringList is a repeatable string flag.
 type stringList []string
 
+// dirList is a repeatable --data. An empty value is refused: --data ""
+// (a variable that was never set) would otherwise be taken for no --data
+// at all, and the config's data directory read or crawled into instead.
+type dirList []string
+
+func (s *dirList) String() string { return strings.Join(*s, ", ") }
+func (s *dirList) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("want a data directory, got an empty string")
+	}
+	*s = append(*s, v)
+	return nil
+}
+
+// dirFlag is a single --data, refusing an empty value as dirList does.
+type dirFlag string
+
+func (d *dirFlag) String() string { return string(*d) }
+func (d *dirFlag) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("want a data directory, got an empty string")
+	}
+	*d = dirFlag(v)
+	return nil
+}
+
 func (s *stringList) String() string     { return strings.Join(*s, ", ") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }

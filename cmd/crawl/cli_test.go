@@ -49,6 +49,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"repair", "--data", dir}, "repair: --out NEWDIR is required", "repair"},
 		{[]string{"check", "extra"}, `check: unexpected argument "extra"`, "check"},
 		{[]string{"demo", "extra"}, `demo: unexpected argument "extra"`, "demo"},
+		// --data "" (an unset variable) is no directory, never the config's.
+		{[]string{"--seeds", "s.txt", "--data", ""}, `invalid value "" for flag -data: want a data directory, got an empty string`, "crawl"},
+		{[]string{"stats", "--data", dir, "--data", ""}, `stats: invalid value "" for flag -data: want a data directory`, "stats"},
 		{[]string{"fingerprint", "--features", "wrods", "a.html"}, `fingerprint: --features: parse options "wrods"`, "fingerprint"},
 		{[]string{"distance", "--features", "wrods", "a.html", "b.html"}, `distance: --features: parse options "wrods"`, "distance"},
 		{[]string{"eval", "--pairs", "p.jsonl", "--features", "words,wrods"}, `eval: --features: parse options "wrods"`, "eval"},

@@ -20,14 +20,14 @@ import (
 // configFlags are the flags every command that reads config.yaml shares.
 type configFlags struct {
 	config string
-	data   string
-	dirs   stringList // --data of the reading commands (addReadFlags), repeatable
+	data   dirFlag
+	dirs   dirList // --data of the reading commands (addReadFlags), repeatable
 	sets   stringList
 }
 
 func (m *Main) addConfigFlags(fsys *flag.FlagSet, cf *configFlags) {
 	fsys.StringVar(&cf.config, "config", "", "config file (default: ./config.yaml when it exists, else built-in defaults)")
-	fsys.StringVar(&cf.data, "data", "", "data directory (overrides the config's data key)")
+	fsys.Var(&cf.data, "data", "data `directory` (overrides the config's data key)")
 	fsys.Var(&cf.sets, "set", "override a config key, e.g. --set fetch.delay=250ms (repeatable)")
 }
 
@@ -49,7 +49,7 @@ func (cf *configFlags) load() (Config, error) {
 	if cf.data != "" {
 		// --data=~/x reaches us unexpanded: the shell expands ~ only
 		// at the start of a word.
-		if cfg.Data, err = expandHome(cf.data); err != nil {
+		if cfg.Data, err = expandHome(string(cf.data)); err != nil {
 			return cfg, fmt.Errorf("--data: %w", err)
 		}
 	}
