@@ -269,26 +269,24 @@ func seekBlock(c *bolt.Cursor, t int, p uint64) (k, v []byte) {
 	return nil, nil
 }
 
-// scanTable appends to ms every entry of table t within k of fp (permuted
-// p) in the prefix range [lo, hi], skipping fingerprints already in ms.
-// Matches outside table 0 get their ids from table 0.
-func (x *BoltIndex) scanTable(tables *bolt.Bucket, c *bolt.Cursor, t int, p, lo, hi uint64, k int, ms []Match) ([]Match, error) {
-	s := tableScan{x: x, tables: tables, c: c, t: t}
-	return s.scan(p, lo, hi, k, ms)
-}
-
-// tableScan reads prefix ranges of one table in increasing order (a
-// multi-probe query's), keeping the block where the last one ended so that
-// a range starting in that block or the next needs no seek.
+// tableScan finds the blocks of prefix ranges of one table visited in
+// increasing order (a multi-probe query's), keeping the block where the
+// last one ended so that a range starting in that block or a few after it
+// needs no seek.
 type tableScan struct {
-	x      *BoltIndex
-	tables *bolt.Bucket
-	c      *bolt.Cursor
-	t      int
+	c *bolt.Cursor
+	t int
 
 	key, val   []byte // the current block; nil before the first seek
 	nkey, nval []byte // the block after it, where the cursor is (another table's or nil past the end)
 }
+
+// stepBlocks bounds the blocks a tableScan steps over with Next before it
+// seeks instead: a step within a leaf page is an index increment, a seek
+// descends from the root (four pages at 10M, with a binary search in
+// each). At 10M a block holds four or five 16-bit prefixes, so the probes
+// flipping bits 2 to 4 of the prefix land one to four blocks on.
+const stepBlocks = 4
 
 // nextFirst returns the first entry of the block after the current one,
 // false when the current one is the table's last.
@@ -299,93 +297,38 @@ func (s *tableScan) nextFirst() (uint64, bool) {
 	return 0, false
 }
 
-// scan appends the matches in [lo, hi]; lo must not be below the last
-// call's hi.
-func (s *tableScan) scan(p, lo, hi uint64, k int, ms []Match) ([]Match, error) {
+// advance makes the block after the current one current.
+func (s *tableScan) advance() {
+	s.key, s.val = s.nkey, s.nval
+	s.nkey, s.nval = s.c.Next()
+}
+
+// segments appends to segs the parts of prefix range [lo, hi] in each
+// block that may hold its entries, to compare with p (permuted); lo must
+// not be below the last call's hi.
+func (s *tableScan) segments(p, lo, hi uint64, segs []blockSegment) []blockSegment {
+	if s.key != nil {
+		for step := 0; step < stepBlocks; step++ {
+			if nf, ok := s.nextFirst(); !ok || lo < nf {
+				break
+			}
+			s.advance()
+		}
+	}
 	if nf, ok := s.nextFirst(); s.key == nil || ok && lo >= nf {
 		if s.key, s.val = seekBlock(s.c, s.t, lo); s.key == nil {
-			return ms, nil
+			return segs
 		}
 		s.nkey, s.nval = s.c.Next()
 	}
 	for binary.BigEndian.Uint64(s.key[1:]) <= hi {
-		var done bool
-		var err error
-		if ms, done, err = s.x.scanBlock(s.tables, s.t, s.key, s.val, p, lo, hi, k, ms); err != nil || done {
-			return ms, err
-		}
-		if _, ok := s.nextFirst(); !ok {
+		segs = append(segs, blockSegment{t: s.t, key: s.key, v: s.val, p: p, lo: lo, hi: hi})
+		if nf, ok := s.nextFirst(); !ok || nf > hi {
 			break
 		}
-		s.key, s.val = s.nkey, s.nval
-		s.nkey, s.nval = s.c.Next()
+		s.advance()
 	}
-	return ms, nil
-}
-
-// scanBlock appends the matches of block (key, v) of table t in [lo, hi];
-// done reports that the block holds entries past hi.
-func (x *BoltIndex) scanBlock(tables *bolt.Bucket, t int, key, v []byte, p, lo, hi uint64, k int, ms []Match) (_ []Match, done bool, err error) {
-	b, err := x.parseBlock(t, key, v)
-	if err != nil {
-		return ms, false, fmt.Errorf("table %d block %x: %w", t, key[1:], err)
-	}
-	// The decoding loop of blockIter.next, by hand: the reader's
-	// state stays in registers.
-	dec := &b.code.dec
-	start, e, r := b.seek(lo)
-	for i := start; i < b.n; i++ {
-		if i == start {
-			// e is entry start, from seek.
-		} else if i%restartEvery == 0 {
-			e = r.read(64)
-		} else {
-			if r.n < 56 {
-				r.refill()
-			}
-			d := dec[r.acc>>(64-maxCodeLen)]
-			l := uint(d>>8) & 0xff
-			r.acc <<= l
-			r.n -= l
-			sym := &symbols[d&0xff]
-			var suf uint64
-			if s := uint(d>>16) & 0xff; s <= r.n {
-				suf = r.acc >> (64 - s)
-				r.acc <<= s
-				r.n -= s
-			} else {
-				suf = r.read(s)
-			}
-			e = e&sym.keep | sym.set | suf
-		}
-		if e < lo {
-			continue
-		}
-		if e > hi {
-			return ms, true, nil
-		}
-		d := bits.OnesCount64(e ^ p)
-		if d > k {
-			continue
-		}
-		f := x.layout.Unpermute(t, e)
-		if hasFingerprint(ms, f) { // found in an earlier table
-			continue
-		}
-		var id uint64
-		if t == 0 {
-			id = b.id(i)
-		} else {
-			var ok bool
-			if id, ok, err = x.lookupBlocks(tables, f); err != nil {
-				return ms, false, err
-			} else if !ok {
-				return ms, false, fmt.Errorf("table %d holds %v, table 0 does not", t, f)
-			}
-		}
-		ms = append(ms, Match{ID: id, Fingerprint: f, Distance: d})
-	}
-	return ms, false, nil
+	return segs
 }
 
 // lookupBlocks returns the id stored with fp in table 0's blocks.

@@ -474,34 +474,33 @@ func (x *BoltIndex) near(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int) (
 	c := tables.Cursor()
 	e := x.layout.ProbeRadius(k)
 	var lowBuf [256]uint64
-	lows := lowBuf[:0] // a multi-probe query's prefixes in one table, sorted
+	var segBuf [96]blockSegment
+	segs := segBuf[:0] // the blocks to decode, found first and decoded two at a time
 	for t := range x.layout.Tables() {
 		p := x.layout.Permute(t, fp)
+		s := tableScan{c: c, t: t}
 		if e == 0 {
 			lo, hi := x.layout.prefixRange(t, p)
-			var err error
-			if ms, err = x.scanTable(tables, c, t, p, lo, hi, k, ms); err != nil {
-				return nil, fmt.Errorf("contentseen: near %v: %w", fp, err)
-			}
+			segs = s.segments(p, lo, hi, segs)
 			continue
 		}
 		// Every prefix within e bits of p's, in key order so that the
 		// cursor moves forwards.
 		pre := x.layout.PrefixBits(t)
-		lows = lows[:0]
+		lows := lowBuf[:0] // the prefixes, sorted
 		for _, m := range probeMasks(pre, min(e, pre)) {
 			lo, _ := x.layout.prefixRange(t, p^m)
 			lows = append(lows, lo)
 		}
 		slices.Sort(lows)
-		s := tableScan{x: x, tables: tables, c: c, t: t}
 		for _, lo := range lows {
 			_, hi := x.layout.prefixRange(t, lo)
-			var err error
-			if ms, err = s.scan(p, lo, hi, k, ms); err != nil {
-				return nil, fmt.Errorf("contentseen: near %v: %w", fp, err)
-			}
+			segs = s.segments(p, lo, hi, segs)
 		}
+	}
+	ms, err := x.scanSegments(tables, segs, k, ms)
+	if err != nil {
+		return nil, fmt.Errorf("contentseen: near %v: %w", fp, err)
 	}
 	v := x.delta.view(tx, top.Bucket(deltaBucket))
 	if v.scan {
