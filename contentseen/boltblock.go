@@ -46,7 +46,12 @@ import (
 // formatVersion is recorded under formatKey in the meta bucket. Format 1
 // (one key per fingerprint) had no version key; format 2 stored blocks of
 // uncompressed entries with ids in every table and had no delta.
-const formatVersion = "3"
+const formatVersion = "4"
+
+// oldestFormat is the oldest storage format this version reads (and
+// writes, into an index that has it: format 3 differs only in where its
+// blocks put restart points, boltrestart.go).
+const oldestFormat = "3"
 
 // maxBlock is the default largest block value in bytes: one full block
 // fills a 4 KiB bbolt leaf page (16 bytes of page header, 16 of element
@@ -88,7 +93,9 @@ type block struct {
 	n        int
 	first    uint64
 	stream   []byte
-	restarts []byte // bit offsets in stream, 2 bytes each
+	restarts []byte // the restart section's records (boltrestart.go)
+	nr       int    // restart points
+	v4       bool   // format 4's restart section
 	code     *hcode
 	w        int    // id width, table 0
 	ids      []byte // table 0
@@ -114,12 +121,11 @@ func (x *BoltIndex) parseBlock(t int, k, v []byte) (block, error) {
 		m = int(binary.BigEndian.Uint16(v[at:]))
 		at += 2
 	}
-	nr := (b.n - 1) / restartEvery
-	if len(v) < at+1+2*nr || int(v[at]) != nr {
-		return block{}, fmt.Errorf("corrupt block: restart points for %d entries", b.n)
+	rb, err := b.parseRestarts(v[at:], x.format >= 4)
+	if err != nil {
+		return block{}, err
 	}
-	b.restarts = v[at+1 : at+1+2*nr]
-	at += 1 + 2*nr
+	at += rb
 	if m < 0 {
 		m = len(v) - at
 	}
@@ -134,7 +140,6 @@ func (x *BoltIndex) parseBlock(t int, k, v []byte) (block, error) {
 		}
 		b.w, b.ids = int(rest[0]), rest[1:]
 	}
-	var err error
 	b.code, err = x.codes.get(t, v[0])
 	return b, err
 }
@@ -149,40 +154,48 @@ func (b *block) id(i int) uint64 {
 }
 
 // seek returns where to start decoding for entries >= lo: the index and
-// value of the last restart point (or the first entry) at or below lo,
-// and a reader positioned after it.
-func (b *block) seek(lo uint64) (i int, cur uint64, r bitReader) {
-	return b.seekFrom(lo, 0, b.first, bitReader{b: b.stream})
+// value of the last restart point (or the first entry) at or below lo, a
+// reader positioned after it and the cursor on the restart point after it.
+func (b *block) seek(lo uint64) (i int, cur uint64, r bitReader, rc restartCursor) {
+	return b.seekFrom(lo, 0, b.first, bitReader{b: b.stream}, b.firstRestart())
 }
 
 // seekFrom is seek for a decoder already at entry i (value cur, reader r
-// after it) of b: it jumps to the last restart point at or below lo if
-// that is after i, else keeps the position. Restart points at or before i
-// are not read again.
-func (b *block) seekFrom(lo uint64, i int, cur uint64, r bitReader) (int, uint64, bitReader) {
-	for jr := i / restartEvery; 2*jr < len(b.restarts); jr++ {
-		off := int(binary.BigEndian.Uint16(b.restarts[2*jr:]))
+// after it, next restart point rc) of b: it jumps to the last restart
+// point at or below lo if that is after i, else keeps the position.
+// Restart points at or before i are not read again.
+func (b *block) seekFrom(lo uint64, i int, cur uint64, r bitReader, rc restartCursor) (int, uint64, bitReader, restartCursor) {
+	for ; rc.j < b.nr; rc = b.after(rc) {
+		off := int(b.restartOff(rc.j))
 		rr := bitReader{b: b.stream[min(off>>3, len(b.stream)):]}
 		rr.read(uint(off & 7))
 		v := rr.read(64)
 		if v > lo {
 			break
 		}
-		i, cur, r = (jr+1)*restartEvery, v, rr
+		i, cur, r = rc.next, v, rr
 	}
-	return i, cur, r
+	return i, cur, r, rc
 }
 
 // blockIter decodes a block's entries in order.
 type blockIter struct {
+	b    *block
 	r    bitReader
 	code *hcode
 	cur  uint64
 	i, n int
+	rc   restartCursor // the next restart point
 }
 
 func (b *block) iter() blockIter {
-	return blockIter{r: bitReader{b: b.stream}, code: b.code, cur: b.first, n: b.n}
+	return blockIter{b: b, r: bitReader{b: b.stream}, code: b.code, cur: b.first, n: b.n, rc: b.firstRestart()}
+}
+
+// iterAt returns an iterator whose last entry returned was entry i, cur,
+// with the reader and restart cursor seek gave.
+func (b *block) iterAt(i int, cur uint64, r bitReader, rc restartCursor) blockIter {
+	return blockIter{b: b, r: r, code: b.code, cur: cur, i: i + 1, n: b.n, rc: rc}
 }
 
 // next returns the next entry; call it at most n times.
@@ -191,9 +204,11 @@ func (it *blockIter) next() uint64 {
 		it.i = 1
 		return it.cur
 	}
+	i := it.i
 	it.i++
 	r := &it.r
-	if (it.i-1)%restartEvery == 0 {
+	if i == it.rc.next {
+		it.rc = it.b.after(it.rc)
 		it.cur = r.read(64)
 		return it.cur
 	}
@@ -354,26 +369,40 @@ func (x *BoltIndex) lookupBlocks(tables *bolt.Bucket, fp Fingerprint) (uint64, b
 	return 0, false, nil
 }
 
-// encodeBlock returns the value of the block of es (sorted, not empty).
-func encodeBlock(es []entry, ver uint8, c *hcode, withIDs bool) []byte {
-	nr := (len(es) - 1) / restartEvery
-	v := make([]byte, blockHeader, blockHeader+2+1+2*nr+len(es)*8)
+// encodeBlock returns the value of the block of es (sorted, not empty),
+// with restart points where rule puts them.
+func encodeBlock(es []entry, ver uint8, c *hcode, withIDs bool, rule restartRule) []byte {
+	rs := restartPoints(es, rule)
+	nr := len(rs)
+	v := make([]byte, blockHeader, blockHeader+2+rule.sectionBytes(nr)+len(es)*8)
 	v[0] = ver
 	binary.BigEndian.PutUint16(v[1:], uint16(len(es)))
 	if withIDs {
 		v = append(v, 0, 0)
 	}
-	v = append(v, byte(nr))
-	restarts := len(v)
-	v = append(v, make([]byte, 2*nr)...)
+	section := len(v)
+	if rule.v4 {
+		v = binary.BigEndian.AppendUint16(v, uint16(nr))
+	} else {
+		v = append(v, byte(nr))
+	}
+	restarts := len(v) // the records, after the count
+	v = append(v, make([]byte, section+rule.sectionBytes(nr)-restarts)...)
 	stream := len(v)
 	w := bitWriter{b: v}
+	j, last := 0, 0
 	for i := 1; i < len(es); i++ {
 		cur := es[i].p
-		if i%restartEvery == 0 {
-			off := 8*(len(w.b)-stream) + int(w.n)
-			binary.BigEndian.PutUint16(w.b[restarts+2*(i/restartEvery-1):], uint16(off))
+		if j < nr && rs[j] == i {
+			off := uint16(8*(len(w.b)-stream) + int(w.n))
+			if rule.v4 {
+				w.b[restarts+3*j] = byte(i - last)
+				binary.BigEndian.PutUint16(w.b[restarts+3*j+1:], off)
+			} else {
+				binary.BigEndian.PutUint16(w.b[restarts+2*j:], off)
+			}
 			w.write(cur, 64)
+			j, last = j+1, i
 			continue
 		}
 		sym, rest := symbolOf(uint(bits.LeadingZeros64(es[i-1].p^cur)), cur)
@@ -393,22 +422,29 @@ func encodeBlock(es []entry, ver uint8, c *hcode, withIDs bool) []byte {
 }
 
 // fits returns how many entries of es, from the first, one block of at
-// most limit bytes holds (at least one), and adds their symbols to hist.
-func fits(es []entry, c *hcode, withIDs bool, limit int, hist *[hSymbols]uint64) int {
+// most limit bytes holds (at least one), with restart points where rule
+// puts them, and adds their symbols to hist.
+func fits(es []entry, c *hcode, withIDs bool, limit int, rule restartRule, hist *[hSymbols]uint64) int {
 	bitsUsed, maxID := 0, uint64(0)
-	n := 0
+	n, nr, last := 0, 0, 0
 	for i, e := range es {
 		var add, sym int
-		restart := i > 0 && i%restartEvery == 0
-		switch {
-		case restart:
-			add = 64
-		case i > 0:
-			var rest uint
-			sym, rest = symbolOf(uint(bits.LeadingZeros64(es[i-1].p^e.p)), e.p)
-			add = int(c.lens[sym]) + int(rest)
+		restart := false
+		if i > 0 {
+			h := uint(bits.LeadingZeros64(es[i-1].p ^ e.p))
+			if restart = rule.at(i, last, h); restart {
+				add = 64
+			} else {
+				var rest uint
+				sym, rest = symbolOf(h, e.p)
+				add = int(c.lens[sym]) + int(rest)
+			}
 		}
-		size := blockHeader + 1 + 2*(i/restartEvery) + (bitsUsed+add+7)/8
+		nri := nr
+		if restart {
+			nri++
+		}
+		size := blockHeader + rule.sectionBytes(nri) + (bitsUsed+add+7)/8
 		if withIDs {
 			m := maxID | e.id
 			size += 2 + 1 + (i+1)*max(1, (bits.Len64(m)+7)/8)
@@ -416,7 +452,9 @@ func fits(es []entry, c *hcode, withIDs bool, limit int, hist *[hSymbols]uint64)
 		if i > 0 && (size > limit || i >= maxBlockEntries) {
 			break
 		}
-		if i > 0 && !restart {
+		if restart {
+			nr, last = nri, i
+		} else if i > 0 {
 			hist[sym]++
 		}
 		bitsUsed += add
@@ -439,8 +477,8 @@ func (x *BoltIndex) writeBlocks(tables *bolt.Bucket, t int, es []entry, hist *[h
 	written := 0
 	for start := 0; start < len(es); nb-- {
 		target := (len(es) - start + max(nb, 1) - 1) / max(nb, 1)
-		n := fits(es[start:start+target], c, t == 0, x.blockLimit, hist)
-		if err := tables.Put(blockKey(t, es[start].p), encodeBlock(es[start:start+n], ver, c, t == 0)); err != nil {
+		n := fits(es[start:start+target], c, t == 0, x.blockLimit, x.restartRule(t), hist)
+		if err := tables.Put(blockKey(t, es[start].p), encodeBlock(es[start:start+n], ver, c, t == 0, x.restartRule(t))); err != nil {
 			return written, fmt.Errorf("table %d: write block: %w", t, err)
 		}
 		start += n
@@ -465,7 +503,7 @@ func (x *BoltIndex) greedyFrom(t int, es []entry, start int) (nb, last int) {
 	last = start
 	for i := start; i < len(es); nb++ {
 		last = i
-		i += fits(es[i:], c, t == 0, x.blockLimit, &scratch)
+		i += fits(es[i:], c, t == 0, x.blockLimit, x.restartRule(t), &scratch)
 	}
 	return nb, last
 }
@@ -613,10 +651,11 @@ func mergeRun(buf, old, add []entry) ([]entry, int) {
 const absorbBlocks = 16
 
 // fewestPerBlock is a lower bound on the entries a block of blockLimit
-// bytes holds: an entry takes at most 80 bits (a code of 12 and 61 more,
-// or a restart point's 64 and its 16-bit offset), the header 4 bytes.
+// bytes holds: an entry takes at most 88 bits (a code of 12 and 61 more,
+// or a restart point's 64 and its record of up to 24 bits), the header 5
+// bytes.
 func (x *BoltIndex) fewestPerBlock() int {
-	return max(1, (x.blockLimit-blockHeader-1)*8/80)
+	return max(1, (x.blockLimit-blockHeader-2)*8/88)
 }
 
 // nextFirst returns the first entry of the block after the cursor's (in

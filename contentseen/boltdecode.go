@@ -61,19 +61,20 @@ func read64At(s []byte, pos uint) uint64 {
 }
 
 // seekPos is seek for the position-based decoder: the index and value of
-// the last restart point (or the first entry) at or below lo, and the bit
-// position of the entry after it.
-func (b *block) seekPos(lo uint64) (i int, cur uint64, pos uint) {
+// the last restart point (or the first entry) at or below lo, the bit
+// position of the entry after it, and the cursor on the restart point
+// after it.
+func (b *block) seekPos(lo uint64) (i int, cur uint64, pos uint, rc restartCursor) {
 	i, cur = 0, b.first
-	for jr := 0; 2*jr < len(b.restarts); jr++ {
-		off := uint(binary.BigEndian.Uint16(b.restarts[2*jr:]))
+	for rc = b.firstRestart(); rc.j < b.nr; rc = b.after(rc) {
+		off := b.restartOff(rc.j)
 		v := read64At(b.stream, off)
 		if v > lo {
 			break
 		}
-		i, cur, pos = (jr+1)*restartEvery, v, off+64
+		i, cur, pos = rc.next, v, off+64
 	}
-	return i, cur, pos
+	return i, cur, pos, rc
 }
 
 // blockSegment is the part of a query's prefix range in one block: the entries
@@ -85,15 +86,17 @@ type blockSegment struct {
 	p, lo, hi uint64
 }
 
-// segDecoder is a segment being decoded: entry i of block b is e, and the
-// next entry's bits start at pos. Its entry i is not compared yet; it is
-// done when i reaches b.n or e passes the segment's hi.
+// segDecoder is a segment being decoded: entry i of block b is e, the
+// next entry's bits start at pos, and rc is the next restart point. Its
+// entry i is not compared yet; it is done when i reaches b.n or e passes
+// the segment's hi.
 type segDecoder struct {
 	seg *blockSegment
 	b   block
 	i   int
 	e   uint64
 	pos uint
+	rc  restartCursor
 }
 
 func (x *BoltIndex) openSegment(s *blockSegment) (segDecoder, error) {
@@ -101,8 +104,8 @@ func (x *BoltIndex) openSegment(s *blockSegment) (segDecoder, error) {
 	if err != nil {
 		return segDecoder{}, fmt.Errorf("table %d block %x: %w", s.t, s.key[1:], err)
 	}
-	i, e, pos := b.seekPos(s.lo)
-	return segDecoder{seg: s, b: b, i: i, e: e, pos: pos}, nil
+	i, e, pos, rc := b.seekPos(s.lo)
+	return segDecoder{seg: s, b: b, i: i, e: e, pos: pos, rc: rc}, nil
 }
 
 // scanSegments appends to ms the entries of segs within k of their p,
@@ -146,8 +149,8 @@ func (x *BoltIndex) scanSegments(tables *bolt.Bucket, segs []blockSegment, k int
 // the streams' states stay in registers: a function for it does not
 // inline.
 func (x *BoltIndex) scanPair(tables *bolt.Bucket, a, b *segDecoder, k int, ms []Match) ([]Match, error) {
-	sa, da, ia, ea, pa, na := a.b.stream, &a.b.code.dec, a.i, a.e, a.pos, a.b.n
-	sb, db, ib, eb, pb, nb := b.b.stream, &b.b.code.dec, b.i, b.e, b.pos, b.b.n
+	sa, da, ia, ea, pa, na, ra := a.b.stream, &a.b.code.dec, a.i, a.e, a.pos, a.b.n, a.rc.next
+	sb, db, ib, eb, pb, nb, rb := b.b.stream, &b.b.code.dec, b.i, b.e, b.pos, b.b.n, b.rc.next
 	loa, hia, qa := a.seg.lo, a.seg.hi, a.seg.p
 	lob, hib, qb := b.seg.lo, b.seg.hi, b.seg.p
 	var err error
@@ -165,8 +168,10 @@ func (x *BoltIndex) scanPair(tables *bolt.Bucket, a, b *segDecoder, k int, ms []
 		ia++
 		switch {
 		case ia == na:
-		case ia%restartEvery == 0:
+		case ia == ra:
 			ea, pa = read64At(sa, pa), pa+64
+			a.rc = a.b.after(a.rc)
+			ra = a.rc.next
 		default:
 			var w uint64 // bitsAt, by hand: it does not inline
 			if at := pa >> 3; at+8 <= uint(len(sa)) {
@@ -188,8 +193,10 @@ func (x *BoltIndex) scanPair(tables *bolt.Bucket, a, b *segDecoder, k int, ms []
 		ib++
 		switch {
 		case ib == nb:
-		case ib%restartEvery == 0:
+		case ib == rb:
 			eb, pb = read64At(sb, pb), pb+64
+			b.rc = b.b.after(b.rc)
+			rb = b.rc.next
 		default:
 			var w uint64 // bitsAt, by hand: it does not inline
 			if at := pb >> 3; at+8 <= uint(len(sb)) {
@@ -216,7 +223,7 @@ func (x *BoltIndex) scanPair(tables *bolt.Bucket, a, b *segDecoder, k int, ms []
 
 // scanRest decodes the rest of s, appending its matches to ms.
 func (x *BoltIndex) scanRest(tables *bolt.Bucket, s *segDecoder, k int, ms []Match) ([]Match, error) {
-	st, dec, i, e, pos, n := s.b.stream, &s.b.code.dec, s.i, s.e, s.pos, s.b.n
+	st, dec, i, e, pos, n, rn := s.b.stream, &s.b.code.dec, s.i, s.e, s.pos, s.b.n, s.rc.next
 	lo, hi, p := s.seg.lo, s.seg.hi, s.seg.p
 	var err error
 	for i < n && e <= hi {
@@ -228,8 +235,10 @@ func (x *BoltIndex) scanRest(tables *bolt.Bucket, s *segDecoder, k int, ms []Mat
 		i++
 		switch {
 		case i == n:
-		case i%restartEvery == 0:
+		case i == rn:
 			e, pos = read64At(st, pos), pos+64
+			s.rc = s.b.after(s.rc)
+			rn = s.rc.next
 		default:
 			var w uint64 // bitsAt, by hand: it does not inline
 			if at := pos >> 3; at+8 <= uint(len(st)) {

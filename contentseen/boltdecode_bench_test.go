@@ -15,7 +15,7 @@ import (
 //
 //	go test -run '^$' -bench BlockScan ./contentseen/
 func BenchmarkBlockScan(b *testing.B) {
-	x := &BoltIndex{layout: DefaultLayout(), blockLimit: maxBlock}
+	x := &BoltIndex{layout: DefaultLayout(), blockLimit: maxBlock, format: formatNumber(formatVersion)}
 	x.codes.init(x.layout.Tables())
 	rng := rand.New(rand.NewPCG(1, 2))
 	ps := make([]uint64, 4000)
@@ -37,8 +37,8 @@ func BenchmarkBlockScan(b *testing.B) {
 	c := buildCode(&hist)
 	x.codes.register(1, 1, c)
 	var scratch [hSymbols]uint64
-	n := fits(es, c, false, maxBlock, &scratch)
-	v := encodeBlock(es[:n], 1, c, false)
+	n := fits(es, c, false, maxBlock, x.restartRule(1), &scratch)
+	v := encodeBlock(es[:n], 1, c, false, x.restartRule(1))
 	key := blockKey(1, es[0].p)
 	for _, streams := range []int{1, 2} {
 		b.Run(fmt.Sprintf("segments=%d", streams), func(b *testing.B) {

@@ -62,5 +62,5 @@ func BoltFormatTx(tx *bolt.Tx, bucket string) (format string, current bool) {
 	if f == "" {
 		f = "1"
 	}
-	return f, f == formatVersion
+	return f, readableFormat(f)
 }
