@@ -232,4 +232,3 @@ func gunzipFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
-
