@@ -96,6 +96,7 @@ type block struct {
 	restarts []byte // the restart section's records (boltrestart.go)
 	nr       int    // restart points
 	v4       bool   // format 4's restart section
+	pre      int    // the table's prefix bits
 	code     *hcode
 	w        int    // id width, table 0
 	ids      []byte // table 0
@@ -109,6 +110,7 @@ func (x *BoltIndex) parseBlock(t int, k, v []byte) (block, error) {
 	b := block{
 		n:     int(binary.BigEndian.Uint16(v[1:])),
 		first: binary.BigEndian.Uint64(k[1:]),
+		pre:   x.layout.PrefixBits(t),
 	}
 	if b.n == 0 {
 		return block{}, fmt.Errorf("corrupt block: no entries")
@@ -154,8 +156,9 @@ func (b *block) id(i int) uint64 {
 }
 
 // seek returns where to start decoding for entries >= lo: the index and
-// value of the last restart point (or the first entry) at or below lo, a
-// reader positioned after it and the cursor on the restart point after it.
+// value of the last restart point (or the first entry) that startFrom
+// allows (at or below lo, or beginning lo's prefix range), a reader
+// positioned after it and the cursor on the restart point after it.
 func (b *block) seek(lo uint64) (i int, cur uint64, r bitReader, rc restartCursor) {
 	return b.seekFrom(lo, 0, b.first, bitReader{b: b.stream}, b.firstRestart())
 }
@@ -170,7 +173,7 @@ func (b *block) seekFrom(lo uint64, i int, cur uint64, r bitReader, rc restartCu
 		rr := bitReader{b: b.stream[min(off>>3, len(b.stream)):]}
 		rr.read(uint(off & 7))
 		v := rr.read(64)
-		if v > lo {
+		if !b.startFrom(rc.j, v, lo) {
 			break
 		}
 		i, cur, r = rc.next, v, rr
@@ -396,6 +399,9 @@ func encodeBlock(es []entry, ver uint8, c *hcode, withIDs bool, rule restartRule
 		if j < nr && rs[j] == i {
 			off := uint16(8*(len(w.b)-stream) + int(w.n))
 			if rule.v4 {
+				if bits.LeadingZeros64(es[i-1].p^cur) < rule.pre {
+					off |= rangeStartFlag
+				}
 				w.b[restarts+3*j] = byte(i - last)
 				binary.BigEndian.PutUint16(w.b[restarts+3*j+1:], off)
 			} else {

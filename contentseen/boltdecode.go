@@ -61,7 +61,7 @@ func read64At(s []byte, pos uint) uint64 {
 }
 
 // seekPos is seek for the position-based decoder: the index and value of
-// the last restart point (or the first entry) at or below lo, the bit
+// the last restart point (or the first entry) startFrom allows, the bit
 // position of the entry after it, and the cursor on the restart point
 // after it.
 func (b *block) seekPos(lo uint64) (i int, cur uint64, pos uint, rc restartCursor) {
@@ -69,7 +69,7 @@ func (b *block) seekPos(lo uint64) (i int, cur uint64, pos uint, rc restartCurso
 	for rc = b.firstRestart(); rc.j < b.nr; rc = b.after(rc) {
 		off := b.restartOff(rc.j)
 		v := read64At(b.stream, off)
-		if v > lo {
+		if !b.startFrom(rc.j, v, lo) {
 			break
 		}
 		i, cur, pos = rc.next, v, off+64

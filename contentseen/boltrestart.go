@@ -27,8 +27,13 @@ import (
 //
 // Format 4's restart section: the count r (2 bytes), then r records of
 // the gap in entries from the restart point before (or the block's first
-// entry), 1 byte, and the bit offset in the stream, 2 bytes. Format 3's:
-// r (1 byte, (n-1)/128), then r offsets of 2 bytes.
+// entry), 1 byte, and 2 bytes: the top bit set when the restart point
+// begins a prefix range, the other 15 the bit offset in the stream (a
+// block's stream is under 4 KiB). A query for a prefix range starts from
+// the last restart point at or below the range's first value, or from the
+// one that begins the range (its value is above that, but every entry
+// before it is in a lower range). Format 3's: r (1 byte, (n-1)/128), then
+// r offsets of 2 bytes.
 
 const (
 	minRestartGap = 48
@@ -117,12 +122,28 @@ func (b *block) firstRestart() restartCursor { return b.restartAt(0, 0) }
 // after returns the cursor on the restart point after rc's.
 func (b *block) after(rc restartCursor) restartCursor { return b.restartAt(rc.j+1, rc.next) }
 
+// rangeStartFlag marks, in a format 4 restart record's offset, a restart
+// point that begins a prefix range.
+const rangeStartFlag = 0x8000
+
 // restartOff returns the bit offset of restart point j in b's stream.
 func (b *block) restartOff(j int) uint {
 	if b.v4 {
-		return uint(binary.BigEndian.Uint16(b.restarts[3*j+1:]))
+		return uint(binary.BigEndian.Uint16(b.restarts[3*j+1:]) &^ rangeStartFlag)
 	}
 	return uint(binary.BigEndian.Uint16(b.restarts[2*j:]))
+}
+
+// startFrom reports whether a decoder looking for the entries >= lo may
+// start at restart point j, whose value is v: when v <= lo, or when the
+// point begins a prefix range no higher than lo's (every entry before it
+// is in a lower range, so below lo).
+func (b *block) startFrom(j int, v, lo uint64) bool {
+	if v <= lo {
+		return true
+	}
+	return b.v4 && binary.BigEndian.Uint16(b.restarts[3*j+1:])&rangeStartFlag != 0 &&
+		v>>(64-b.pre) <= lo>>(64-b.pre)
 }
 
 // restartPoints returns the entries of es (a block's) that rule makes

@@ -3,6 +3,7 @@ package contentseen
 import (
 	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -164,6 +165,12 @@ func checkRestarts(t *testing.T, x *BoltIndex) {
 			}
 			if x.format < 4 {
 				continue
+			}
+			for j, i := range got {
+				flag := binary.BigEndian.Uint16(b.restarts[3*j+1:])&rangeStartFlag != 0
+				if begins := es[i-1].p>>(64-pre) != es[i].p>>(64-pre); flag != begins {
+					t.Fatalf("block %x: restart point at entry %d flagged %v, begins a prefix range: %v", k[1:], i, flag, begins)
+				}
 			}
 			last := 0
 			for i := 1; i < len(es); i++ {
