@@ -290,63 +290,109 @@ func seekBlock(c *bolt.Cursor, t int, p uint64) (k, v []byte) {
 // tableScan finds the blocks of prefix ranges of one table visited in
 // increasing order (a multi-probe query's), keeping the block where the
 // last one ended so that a range starting in that block or a few after it
-// needs no seek.
+// needs no seek. It reads the block after the current one only when the
+// current one's last restart point does not settle where a range starts
+// or ends: at 10M a block holds four or five prefix ranges, and reading
+// the next block's key is a cache miss on a page the query may not need.
 type tableScan struct {
+	x *BoltIndex
 	c *bolt.Cursor
 	t int
 
-	key, val   []byte // the current block; nil before the first seek
-	nkey, nval []byte // the block after it, where the cursor is (another table's or nil past the end)
+	key, val []byte // the current block; nil before the first seek
+	last     uint64 // the current block's last restart point's value (its first entry's without one): it holds entries up to this one at least
+	fetched  bool   // nkey, nval hold the block after the current one, where the cursor is
+	nkey     []byte // another table's block or nil past the end: the current one is the last
+	nval     []byte
 }
 
 // stepBlocks bounds the blocks a tableScan steps over with Next before it
-// seeks instead: a step within a leaf page is an index increment, a seek
-// descends from the root (four pages at 10M, with a binary search in
-// each). At 10M a block holds four or five 16-bit prefixes, so the probes
-// flipping bits 2 to 4 of the prefix land one to four blocks on.
-const stepBlocks = 4
+// seeks instead: a step touches one page, a seek descends from the root
+// (four pages at 10M, with a binary search in each).
+const stepBlocks = 3
 
-// nextFirst returns the first entry of the block after the current one,
-// false when the current one is the table's last.
-func (s *tableScan) nextFirst() (uint64, bool) {
+// setCurrent makes block (k, v) current.
+func (s *tableScan) setCurrent(k, v []byte) error {
+	b, err := s.x.parseBlock(s.t, k, v)
+	if err != nil {
+		return fmt.Errorf("table %d block %x: %w", s.t, k[1:], err)
+	}
+	s.key, s.val, s.fetched, s.last = k, v, false, b.first
+	if b.nr > 0 {
+		s.last = read64At(b.stream, b.restartOff(b.nr-1))
+	}
+	return nil
+}
+
+// next returns the first entry of the block after the current one, false
+// when the current one is the table's last.
+func (s *tableScan) next() (uint64, bool) {
+	if !s.fetched {
+		s.nkey, s.nval = s.c.Next()
+		s.fetched = true
+	}
 	if len(s.nkey) == 9 && int(s.nkey[0]) == s.t {
 		return binary.BigEndian.Uint64(s.nkey[1:]), true
 	}
 	return 0, false
 }
 
-// advance makes the block after the current one current.
-func (s *tableScan) advance() {
-	s.key, s.val = s.nkey, s.nval
-	s.nkey, s.nval = s.c.Next()
+// seek makes the block holding lo's place current; false when the table
+// has no block.
+func (s *tableScan) seek(lo uint64) (bool, error) {
+	k, v := seekBlock(s.c, s.t, lo)
+	if k == nil {
+		return false, nil
+	}
+	return true, s.setCurrent(k, v)
+}
+
+// place makes current the block holding lo's place: the last one starting
+// at or below lo (the table's first if lo is below all). lo must not be
+// below the last call's.
+func (s *tableScan) place(lo uint64) (bool, error) {
+	if s.key == nil {
+		return s.seek(lo)
+	}
+	first := binary.BigEndian.Uint64(s.key[1:])
+	for step := 0; lo > s.last; step++ {
+		nf, ok := s.next()
+		if !ok || lo < nf {
+			break
+		}
+		// Blocks cover about equal spans of keys: seek when lo lies
+		// more than stepBlocks of this one's span on.
+		if step == stepBlocks || (lo-nf)/max(nf-first, 1) >= stepBlocks {
+			return s.seek(lo)
+		}
+		if err := s.setCurrent(s.nkey, s.nval); err != nil {
+			return false, err
+		}
+		first = nf
+	}
+	return true, nil
 }
 
 // segments appends to segs the parts of prefix range [lo, hi] in each
 // block that may hold its entries, to compare with p (permuted); lo must
 // not be below the last call's hi.
-func (s *tableScan) segments(p, lo, hi uint64, segs []blockSegment) []blockSegment {
-	if s.key != nil {
-		for step := 0; step < stepBlocks; step++ {
-			if nf, ok := s.nextFirst(); !ok || lo < nf {
-				break
-			}
-			s.advance()
-		}
-	}
-	if nf, ok := s.nextFirst(); s.key == nil || ok && lo >= nf {
-		if s.key, s.val = seekBlock(s.c, s.t, lo); s.key == nil {
-			return segs
-		}
-		s.nkey, s.nval = s.c.Next()
+func (s *tableScan) segments(p, lo, hi uint64, segs []blockSegment) ([]blockSegment, error) {
+	if ok, err := s.place(lo); !ok || err != nil {
+		return segs, err
 	}
 	for binary.BigEndian.Uint64(s.key[1:]) <= hi {
 		segs = append(segs, blockSegment{t: s.t, key: s.key, v: s.val, p: p, lo: lo, hi: hi})
-		if nf, ok := s.nextFirst(); !ok || nf > hi {
+		if hi < s.last {
+			break // the block holds an entry past the range
+		}
+		if nf, ok := s.next(); !ok || nf > hi {
 			break
 		}
-		s.advance()
+		if err := s.setCurrent(s.nkey, s.nval); err != nil {
+			return segs, err
+		}
 	}
-	return segs
+	return segs, nil
 }
 
 // lookupBlocks returns the id stored with fp in table 0's blocks.

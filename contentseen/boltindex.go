@@ -491,12 +491,15 @@ func (x *BoltIndex) near(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int) (
 	var lowBuf [256]uint64
 	var segBuf [96]blockSegment
 	segs := segBuf[:0] // the blocks to decode, found first and decoded two at a time
+	var err error
 	for t := range x.layout.Tables() {
 		p := x.layout.Permute(t, fp)
-		s := tableScan{c: c, t: t}
+		s := tableScan{x: x, c: c, t: t}
 		if e == 0 {
 			lo, hi := x.layout.prefixRange(t, p)
-			segs = s.segments(p, lo, hi, segs)
+			if segs, err = s.segments(p, lo, hi, segs); err != nil {
+				return nil, fmt.Errorf("contentseen: near %v: %w", fp, err)
+			}
 			continue
 		}
 		// Every prefix within e bits of p's, in key order so that the
@@ -510,11 +513,12 @@ func (x *BoltIndex) near(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int) (
 		slices.Sort(lows)
 		for _, lo := range lows {
 			_, hi := x.layout.prefixRange(t, lo)
-			segs = s.segments(p, lo, hi, segs)
+			if segs, err = s.segments(p, lo, hi, segs); err != nil {
+				return nil, fmt.Errorf("contentseen: near %v: %w", fp, err)
+			}
 		}
 	}
-	ms, err := x.scanSegments(tables, segs, k, ms)
-	if err != nil {
+	if ms, err = x.scanSegments(tables, segs, k, ms); err != nil {
 		return nil, fmt.Errorf("contentseen: near %v: %w", fp, err)
 	}
 	v := x.delta.view(tx, top.Bucket(deltaBucket))
