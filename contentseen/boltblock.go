@@ -9,43 +9,51 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Storage format 3 of BoltIndex: every table is a sorted run of permuted
-// fingerprints cut into compressed blocks. All tables share one bucket
-// ("tables"):
+// Storage formats 3 and 4 of BoltIndex: every table is a sorted run of
+// permuted fingerprints cut into compressed blocks. All tables share one
+// bucket ("tables"):
 //
 //	key   table number (1 byte) + the block's first entry (8 bytes,
 //	      big-endian)
 //	value code version (1 byte); n, the number of entries (2 bytes);
-//	      table 0 only: m, the bytes of the coded stream (2 bytes); r, the
-//	      number of restart points (1 byte) and their bit offsets in the
-//	      stream (2 bytes each); the stream: each entry after the first
-//	      as the Huffman code of its symbol — h, the position (0 = most
-//	      significant) of the first bit where it differs from the entry
-//	      before, with the two bits after h — then its remaining 61-h bits
-//	      (the bit at h is 1: the run is sorted), except every 128th entry,
-//	      a restart point, written in full (64 bits); table 0 only: id
-//	      width w (1 byte) and the n ids, w bytes each, big-endian
+//	      table 0 only: m, the bytes of the coded stream (2 bytes); the
+//	      restart section (boltrestart.go): the restart points' count and
+//	      bit offsets in the stream (format 4: with the gap in entries
+//	      from the one before, and a flag on those that begin a prefix
+//	      range); the stream: each entry after the first as the Huffman
+//	      code of its symbol — h, the position (0 = most significant) of
+//	      the first bit where it differs from the entry before, with the
+//	      two bits after h — then its remaining 61-h bits (the bit at h is
+//	      1: the run is sorted), except the restart points, written in
+//	      full (64 bits); table 0 only: id width w (1 byte) and the n ids,
+//	      w bytes each, big-endian
+//
+// The formats differ only in where restart points go: format 3 at every
+// 128th entry, format 4 at the first entry of a prefix range (see
+// boltrestart.go). An index records its format and keeps it: blocks a
+// merge writes into a format 3 index are format 3.
 //
 // Only table 0 keeps ids: a match found in another table takes its id
 // from table 0 (matches are rare; the saved bytes are in every block).
 // Table 0 is always written first, so a fingerprint in another table's
 // blocks is in table 0's.
 //
-// A query seeks once per table to the block holding its prefix (bbolt's
-// branch pages are the block directory: one key per leaf page, in memory
-// once touched), reads the restart points to find the last one at or
-// before the prefix, and decodes entries from there to the end of the
-// prefix range, one table lookup per entry. A restart point costs about 30
-// bits (a full entry instead of a coded one, and its offset): 0.25 bits
-// per entry, for decoding some 64 entries before the prefix on average
-// instead of half a block's 350. Blocks are written only by bulk loads and
-// by merges of the delta (boltmerge.go); a merge rewrites a run of
-// adjacent blocks with their new entries and cuts it into as few blocks
-// of at most limit bytes as hold it.
+// A query finds, per table, the block holding each of its prefixes
+// (bbolt's branch pages are the block directory: one key per leaf page,
+// in memory once touched; a prefix a few blocks after the last is reached
+// by stepping the cursor), then decodes them (boltdecode.go): from the
+// restart point that begins the prefix range or the last one before it to
+// the end of the range, one load and one table lookup per entry, two
+// ranges at a time. Blocks are written only by bulk loads and by merges
+// of the delta (boltmerge.go); a merge rewrites a run of adjacent blocks
+// with their new entries and cuts it into as few blocks of at most limit
+// bytes as hold it.
 
-// formatVersion is recorded under formatKey in the meta bucket. Format 1
-// (one key per fingerprint) had no version key; format 2 stored blocks of
-// uncompressed entries with ids in every table and had no delta.
+// formatVersion is recorded under formatKey in the meta bucket, the
+// format of a new index. Format 1 (one key per fingerprint) had no version
+// key; format 2 stored blocks of uncompressed entries with ids in every
+// table and had no delta; format 3 put restart points at every 128th
+// entry.
 const formatVersion = "4"
 
 // oldestFormat is the oldest storage format this version reads (and
@@ -64,8 +72,8 @@ const oldestFormat = "3"
 // also save space: each costs its 25 bytes of key and element header plus
 // 3 of its own (0.35 bits per entry at 4 KB, twice that at 2 KB, against
 // issue 6's budget of 3 bits over the floor, of which the coding takes
-// 1.6). They cost a query little, because the restart points (every 128
-// entries, below) bound what it decodes per table whatever the block size.
+// 1.6). They cost a query little, because the restart points bound what
+// it decodes per table whatever the block size.
 const maxBlock = 4055
 
 // blockHeader is the fixed bytes that start a block: version and count.
@@ -73,9 +81,9 @@ const maxBlock = 4055
 // have their restart points.
 const blockHeader = 1 + 2
 
-// restartEvery is the distance between restart points. A restart's bit
-// offset is 16 bits: block streams must stay under 8 KiB (maxBlock is
-// 4,055 bytes; tests use less).
+// restartEvery is the distance between format 3's restart points. A
+// restart's bit offset is 16 bits (format 4: 15): block streams must stay
+// under 8 KiB (format 4: 4 KiB; maxBlock is 4,055 bytes; tests use less).
 const restartEvery = 128
 
 // maxBlockEntries bounds a block's entries: n is 2 bytes, the number of

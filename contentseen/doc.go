@@ -248,26 +248,35 @@
 // goroutine that Close waits for. BoltIndex.AddBatch is a bulk load
 // (sorted merges, blocks and pages filled full).
 //
-// Storage (format 3, issue 6's design): every table is a sorted run of
-// permuted fingerprints cut into compressed blocks of at most 4,055 bytes
-// (one fills a 4 KiB page), one bbolt key per block (table number and the
-// block's first entry, big-endian), all tables in one bucket. Inside a
-// block each entry after the first is coded by h, the position of its
-// first bit that differs from the entry before, Huffman-coded together
-// with the two bits after h from the table's own measured distribution
-// (the code is stored with the table under a version number; every block
-// names its version; merges build the next version from what they wrote),
-// followed by the remaining bits after h. Every 128th entry is a restart
-// point written in full, with its bit offset in the block's header, so a
-// query seeks once per table (bbolt's branch pages, one key per leaf page,
-// are the in-memory directory of blocks), skips to the last restart point
-// at or before its prefix and decodes from there to the end of the prefix
-// range: one table lookup, a few shifts and an XOR and popcount per entry.
-// Decoding allocates nothing; a query allocates its result slice, and
-// bbolt some 70 small objects (83 allocations per query measured at 1M:
-// bbolt's page checks box their arguments). Only table 0's blocks keep
-// ids, after the entries; a match found in another table takes its id from
-// table 0 (a second seek, only for matches). See boltblock.go for the
+// Storage (format 4; format 3 was issue 6's design): every table is a
+// sorted run of permuted fingerprints cut into compressed blocks of at
+// most 4,055 bytes (one fills a 4 KiB page), one bbolt key per block
+// (table number and the block's first entry, big-endian), all tables in
+// one bucket. Inside a block each entry after the first is coded by h,
+// the position of its first bit that differs from the entry before,
+// Huffman-coded together with the two bits after h from the table's own
+// measured distribution (the code is stored with the table under a
+// version number; every block names its version; merges build the next
+// version from what they wrote), followed by the remaining bits after h.
+// Restart points are entries written in full, listed with their bit
+// offsets in the block's header: format 4 puts one at the first entry of
+// a prefix range once 48 entries have passed since the last (at most 255
+// apart), format 3 put one at every 128th entry. A query finds, per table,
+// the blocks of its prefix ranges (a seek each, bbolt's branch pages, one
+// key per leaf page, being the in-memory directory of blocks; a range a
+// few blocks after the last is reached by stepping the cursor), then
+// decodes from the restart point that begins a range (or the last before
+// it) to the range's end: one load, one table lookup, a few shifts and an
+// XOR and popcount per entry, two ranges interleaved so that their
+// decoding chains overlap. At 10M every 16-bit prefix range begins with a
+// restart point and a 4x16 k=7 query decodes its 68 ranges' 10,376
+// entries (format 3: some 14,700, 64 before each range on average); at 1M
+// about 30 entries before each range instead of 64. Decoding allocates
+// nothing; a query allocates its result slice, and bbolt some 70 small
+// objects (83 allocations per query measured at 1M: bbolt's page checks
+// box their arguments). Only table 0's blocks keep ids, after the entries;
+// a match found in another table takes its id from table 0 (a second
+// seek, only for matches). See boltblock.go and boltrestart.go for the
 // exact layout.
 //
 // New fingerprints go to the delta: one bucket of (sequence number ->
@@ -288,9 +297,13 @@
 // delta keeps an entry until every table holds it, a reopened index
 // reloads what the delta holds, and merging an entry twice changes
 // nothing.
-// Checkpoint merges on demand. An index written in format 1 or 2 is
-// refused with an error asking for a rebuild (crawl index build, or crawl
-// index migrate for a crawl's data directory).
+// Checkpoint merges on demand. An index written in format 3 (the version
+// before issue 17's) is read and written as it is, in format 3, and
+// answers as before, at format 3's speed; crawl index migrate rebuilds a
+// data directory's index in format 4 (TestBoltReadsFormat3 opens a file
+// that version wrote). An index written in format 1 or 2 is refused with
+// an error asking for a rebuild (crawl index build, or crawl index
+// migrate for a crawl's data directory).
 //
 // Cost, measured on the shared 2-core development machine, 4x16,
 // bulk-loaded, with page-sized blocks (the 100M column: half-page blocks,
