@@ -156,7 +156,7 @@ func (c *Crawler) openParts(layout contentseen.Layout) error {
 	if err != nil {
 		return fmt.Errorf("crawler: %w", err)
 	}
-	if err := reconcileDropLog(context.Background(), c.opts.DropLog, view); err != nil {
+	if err := reconcileDropLog(context.Background(), c.opts.DataDir, c.opts.DropLog, view); err != nil {
 		return err
 	}
 	c.store, err = storage.New(c.db, storage.Options{KeepDropText: c.opts.KeepDropText})

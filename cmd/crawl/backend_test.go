@@ -161,7 +161,7 @@ func TestBackendRaisesMaxPages(t *testing.T) {
 		t.Errorf("stats after the page limit: %v; want %q in\n%s", err, want, out)
 	}
 	out, _, err = run(t, "", append(base, "--set", "scope.max_pages=100")...)
-	if err != nil || !strings.Contains(out, "All runs: 11 pages stored") {
+	if err != nil || !strings.Contains(out, "All runs of this worker: 11 pages stored") || !strings.Contains(out, "the whole crawl: URLs failed: ") {
 		t.Errorf("rerun with max_pages 100: %v\n%s", err, out)
 	}
 }

@@ -40,10 +40,10 @@ func (m *Main) runDedup(ctx context.Context, args []string) (err error) {
 	switch *format {
 	case formatAuto, formatHTML, formatJSONL, formatWARC:
 	default:
-		return fmt.Errorf("dedup: unknown --format %q (supported: auto, html, jsonl, warc)", *format)
+		return usageErrorf(fset, "dedup: unknown --format %q (supported: auto, html, jsonl, warc)", *format)
 	}
 	if *batch < 0 {
-		return fmt.Errorf("dedup: --batch %d: want 0 (automatic), 1 (per record) or more", *batch)
+		return usageErrorf(fset, "dedup: --batch %d: want 0 (automatic), 1 (per record) or more", *batch)
 	}
 	for _, p := range paths {
 		if _, err := os.Stat(p); err != nil {
