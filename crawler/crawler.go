@@ -325,12 +325,17 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	recheckDone := func() {}
 	if c.dist != nil {
 		rctx, stop := context.WithCancel(work)
-		done := make(chan struct{})
+		var loops sync.WaitGroup
+		loops.Add(2)
 		go func() {
-			defer close(done)
+			defer loops.Done()
 			c.recheckLoop(rctx)
 		}()
-		recheckDone = func() { stop(); <-done }
+		go func() {
+			defer loops.Done()
+			c.healLoop(rctx)
+		}()
+		recheckDone = func() { stop(); loops.Wait() }
 	}
 	var wg sync.WaitGroup
 	errc := make(chan error, c.opts.Parallelism+1)
