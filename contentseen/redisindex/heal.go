@@ -290,6 +290,28 @@ func (x *Index) replayOnce(ctx context.Context, cs []recentClaim) (int64, conten
 	return gen, rep, nil
 }
 
+// settleArgs are the ARGV a claiming script passes to settling (its
+// settle ms and seq jump), and claimed what its caller does with a claim
+// made: every script that inserts a pending entry for a caller goes
+// through both, so that no claim is made while the server settles and
+// every claim is remembered for a replay.
+func (x *Index) settleArgs() []any { return []any{x.settle.Milliseconds(), seqJump} }
+
+// claimed remembers claim seq of ID id (record rec, lease end deadline),
+// made in generation gen by a script sent at start, and heals: a
+// generation this Index has not replayed for means the server restarted
+// and settled without it (a late replay, which it makes now).
+func (x *Index) claimed(ctx context.Context, seq uint64, id, rec string, deadline, gen int64, start time.Time) {
+	x.recent.wrote(seq, id, rec, deadline, statePending, start)
+	if err := x.healTo(ctx, gen, start); err != nil {
+		// The claim stands; the replay of the others is Heal's to report
+		// and retry (this Index's generation is unchanged).
+		x.heal.mu.Lock()
+		x.heal.failed = err
+		x.heal.mu.Unlock()
+	}
+}
+
 // ensureGen replays this Index's recent claims unless it did for
 // generation gen (a Claim refused while the server settles).
 func (x *Index) ensureGen(ctx context.Context, gen int64) error {

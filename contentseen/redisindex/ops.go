@@ -190,11 +190,11 @@ func (x *Index) Claim(ctx context.Context, e contentseen.Entry, tok contentseen.
 	}
 	rec := x.encodeEntry(e)
 	start := time.Now()
+	args := append([]any{uint64(tok), x.opts.K, x.opts.MaxLag, x.leaseM, rec}, x.settleArgs()...)
 	var res []any
 	err := x.retry(ctx, func() error {
 		var err error
-		res, err = claimScript.Run(ctx, x.rdb, x.keys.all, uint64(tok), x.opts.K, x.opts.MaxLag, x.leaseM, rec,
-			x.settle.Milliseconds(), seqJump).Slice()
+		res, err = claimScript.Run(ctx, x.rdb, x.keys.all, args...).Slice()
 		return err
 	})
 	if err != nil {
@@ -221,14 +221,7 @@ func (x *Index) Claim(ctx context.Context, e contentseen.Entry, tok contentseen.
 		if len(res) != 4 || !ok1 || !ok2 {
 			return contentseen.Claimed{}, fmt.Errorf("redisindex: claim: %w: reply %v", errCorrupt, res)
 		}
-		x.recent.wrote(uint64(cur), e.ID, rec, dl, statePending, start)
-		if err := x.healTo(ctx, gen, start); err != nil {
-			// The claim stands; the replay of the others is Heal's to
-			// report and retry (this Index's generation is unchanged).
-			x.heal.mu.Lock()
-			x.heal.failed = err
-			x.heal.mu.Unlock()
-		}
+		x.claimed(ctx, uint64(cur), e.ID, rec, dl, gen, start)
 		return contentseen.Claimed{Seq: uint64(cur), Token: contentseen.Token(cur)}, nil
 	case "conflict":
 	default:

@@ -120,6 +120,16 @@ local function epoch(t, settle, jump)
   return gen, t + settle
 end
 
+-- settling starts every script that claims (ARGV settle ms and seq jump
+-- at the positions given): it returns the reply refusing the claim while
+-- the server settles after a restart, or nil, and the generation, which
+-- the reply of a claim carries (Index.claimed).
+local function settling(t, settleAt)
+  local gen, till = epoch(t, tonumber(ARGV[settleAt]), tonumber(ARGV[settleAt + 1]))
+  if t < till then return {'settling', gen, till - t}, gen end
+  return nil, gen
+end
+
 -- purge removes up to 64 pending entries whose lease ended at t or
 -- before; the rest go with the next calls (Lookup and Claim ignore them
 -- meanwhile).
@@ -219,8 +229,8 @@ return out
 // retried after its reply was lost: it is returned as inserted.
 var claimScript = newScript(prelude + `
 local t = now()
-local gen, till = epoch(t, tonumber(ARGV[6]), tonumber(ARGV[7]))
-if t < till then return {'settling', gen, till - t} end
+local refuse, gen = settling(t, 6)
+if refuse then return refuse end
 purge(t)
 local cur = tonumber(redis.call('GET', SEQ) or '0')
 local tok, K, MAXLAG, LEASE, r = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
