@@ -159,6 +159,12 @@
 //     The Index maps the old seq to the new one for Confirm and Release.
 //     Lookups, drops and confirms go on during the window.
 //
+// The run_id check costs Redis about 5 µs a claim (usec_per_call of INFO
+// commandstats for a script that only returns, 0.57 to 1.50 µs, and one
+// that also reads run_id from INFO server, 5.31 to 7.07 µs: 5 interleaved
+// runs of 20,000 calls by redis-benchmark -c 4 at load 11); Redis runs
+// scripts one at a time, so it is throughput, not latency, that pays.
+//
 // So a page claimed or confirmed in the lost second is in the index again
 // before any claim judged after the restart, and its copy is dropped, not
 // stored beside it (TestHealLostClaim cuts the append-only file back to a
