@@ -2,6 +2,7 @@ package redisindex
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -170,5 +171,53 @@ func waitSettled(ctx context.Context, t *testing.T, x *Index) {
 			t.Fatal(ctx.Err())
 		case <-time.After(time.Until(time.UnixMilli(end)) + time.Millisecond):
 		}
+	}
+}
+
+// The worker's first call after a restart that lost its claims is the
+// confirm of claims it stored (the crawler's second confirms, one
+// pipeline): they are found lost, healed (written again: the pending ones
+// pending, the confirmed one committed) and confirmed, each at its new
+// seq, with no error for the caller.
+func TestHealConfirmBatch(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv := redistest.Start(t, redistest.WithArgs("--appendfsync", "always"))
+	o := Options{Name: newName(), SharedOptions: contentseen.SharedOptions{K: 3}, Settle: 200 * time.Millisecond}
+	x := open(t, client(t, srv.Addr()), o)
+	aof, size := incrAOF(t, srv) // T
+	var refs []contentseen.ClaimRef
+	for i := range 3 {
+		e := contentseentest.Entry(fmt.Sprint("w/", i), contentseen.Fingerprint(0xff)<<(12*i), uint64(i))
+		v, err := contentseen.Judge(ctx, x, e, func(contentseen.Entry) bool { return false })
+		if err != nil || v.Seq == 0 {
+			t.Fatalf("Judge %s = %+v, %v", e.ID, v, err)
+		}
+		refs = append(refs, contentseen.ClaimRef{Seq: v.Seq, ID: e.ID})
+	}
+	if err := x.Confirm(ctx, refs[0].Seq, refs[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	srv.Kill()
+	if err := os.Truncate(aof, size); err != nil {
+		t.Fatal(err)
+	}
+	srv.Restart()
+	for i, err := range x.ConfirmBatch(ctx, refs) {
+		if err != nil {
+			t.Errorf("ConfirmBatch after the restart: claim %d: %v", i, err)
+		}
+	}
+	if h, err := x.Heal(ctx); err != nil || h != (contentseen.Healed{Restarts: 1, Replayed: 3}) {
+		t.Errorf("Heal = %+v, %v, want one restart, 3 claims replayed in time", h, err)
+	}
+	for i := range 3 {
+		es, _, err := x.Lookup(ctx, contentseen.Fingerprint(0xff)<<(12*i), [16]byte{})
+		if err != nil || len(es) != 1 || es[0].ID != refs[i].ID || es[0].Pending || es[0].Seq <= seqJump {
+			t.Errorf("Lookup of %s = %+v, %v, want it committed at a seq past the jump", refs[i].ID, es, err)
+		}
+	}
+	if n, p := checkConsistent(t, x); n != 3 || p != 0 {
+		t.Errorf("index holds %d entries, %d pending, want 3, 0", n, p)
 	}
 }
