@@ -285,6 +285,9 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 		if err := c.confirmStored(ctx); err != nil {
 			return nil, err
 		}
+		if err := c.syncScope(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.addSeeds(ctx); err != nil {
 		return nil, err
@@ -326,15 +329,13 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	if c.dist != nil {
 		rctx, stop := context.WithCancel(work)
 		var loops sync.WaitGroup
-		loops.Add(2)
-		go func() {
-			defer loops.Done()
-			c.recheckLoop(rctx)
-		}()
-		go func() {
-			defer loops.Done()
-			c.healLoop(rctx)
-		}()
+		for _, loop := range []func(context.Context){c.recheckLoop, c.healLoop, c.scopeLoop} {
+			loops.Add(1)
+			go func() {
+				defer loops.Done()
+				loop(rctx)
+			}()
+		}
 		recheckDone = func() { stop(); loops.Wait() }
 	}
 	var wg sync.WaitGroup
