@@ -2,6 +2,7 @@ package redisindex
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"testing"
@@ -219,5 +220,26 @@ func TestHealConfirmBatch(t *testing.T) {
 	}
 	if n, p := checkConsistent(t, x); n != 3 || p != 0 {
 		t.Errorf("index holds %d entries, %d pending, want 3, 0", n, p)
+	}
+}
+
+// A server that lost the crawl's keys is not healed into a new index:
+// Heal fails with ErrLost and writes nothing, as every call does.
+func TestHealLostKeys(t *testing.T) {
+	ctx := context.Background()
+	rdb := client(t, sharedAddr)
+	x := open(t, rdb, Options{Name: newName(), SharedOptions: contentseen.SharedOptions{K: 3}})
+	a := contentseentest.Entry("w/a", 0x1111, 1)
+	if v := judgeStore(ctx, t, x, a); v.Seq == 0 {
+		t.Fatalf("Judge a = %+v", v)
+	}
+	if err := rdb.Del(ctx, x.keys.all...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Heal(ctx); !errors.Is(err, ErrLost) {
+		t.Fatalf("Heal after the keys were lost = %v, want ErrLost", err)
+	}
+	if n, err := rdb.Exists(ctx, x.keys.all...).Result(); err != nil || n != 0 {
+		t.Errorf("%d of the index's keys exist after Heal, %v; want none", n, err)
 	}
 }
