@@ -24,6 +24,7 @@ func (c *Crawler) healLoop(ctx context.Context) {
 	}
 	t := time.NewTicker(healEvery)
 	defer t.Stop()
+	failing := false // logged once per run of failures (a Redis that lost the crawl stops the worker anyway)
 	for {
 		select {
 		case <-ctx.Done():
@@ -31,11 +32,15 @@ func (c *Crawler) healLoop(ctx context.Context) {
 		case <-t.C:
 		}
 		rep, err := h.Heal(ctx)
+		if err == nil {
+			failing = false
+		}
 		switch {
 		case err != nil:
-			if ctx.Err() == nil {
-				c.opts.Logger.Warn("checking the shared index for a restart failed; checking again in a second", "error", err)
+			if ctx.Err() == nil && !failing {
+				c.opts.Logger.Warn("checking the shared index for a restart failed; checking again every second", "error", err)
 			}
+			failing = true
 		case rep.Late > 0:
 			c.opts.Logger.Warn("the shared index restarted and this worker wrote its recent claims again after other workers could claim: a copy of one of those pages judged in between may be stored beside it",
 				"restarts", rep.Restarts, "replayed", rep.Replayed, "late", rep.Late)
