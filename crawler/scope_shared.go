@@ -69,14 +69,17 @@ func (c *Crawler) scopeLoop(ctx context.Context) {
 	}
 	t := time.NewTicker(scopeEvery)
 	defer t.Stop()
+	failing := false // logged once per run of failures
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		if err := c.readScope(ctx, ss); err != nil && ctx.Err() == nil {
-			c.opts.Logger.Warn("reading the shared scope failed; reading it again in a second", "error", err)
+		err := c.readScope(ctx, ss)
+		if err != nil && ctx.Err() == nil && !failing {
+			c.opts.Logger.Warn("reading the shared scope failed; reading it again every second", "error", err)
 		}
+		failing = err != nil
 	}
 }
