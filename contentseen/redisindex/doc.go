@@ -151,7 +151,8 @@
 //     "settling": the claimant replays its own claims, waits for the
 //     window's end and looks up again (ErrStaleToken).
 //   - Every worker replays within the window: the crawler calls Heal once
-//     a second, and Claim and a Confirm that finds its claim lost do too.
+//     a second (one script, one round trip, when nothing restarted), and
+//     Claim and a Confirm that finds its claim lost do too.
 //     The replay script writes each remembered claim again, idempotently:
 //     one still there is left (committed again if its confirm was lost,
 //     removed if its release was); one gone is inserted with a new seq,
