@@ -30,6 +30,9 @@
 //	P stored        counter: pages claimed from the max_pages budget
 //	P once:<id>     the reply of call id (Next, Add, Alias, ClaimPage,
 //	                ReturnPage) for its retries; expires after 2 LeaseTTLs
+//	P scope         hash: from_seeds 1 when the crawl's scope is its seeds'
+//	                hosts; host:<H> -> the seed that answered from host H
+//	                (scope.go: every worker crawls those hosts too)
 //
 // A record is the JSON array [seq, depth, url, source, attempts, seed,
 // lasterr]. Other packages keep their keys beside these under
