@@ -233,13 +233,13 @@
 //     bytes per entry on 4x16 at 10M (150 records a bucket) and 20.8 at
 //     1M (15), and a bucket costs 56 bytes besides its records (MEMORY
 //     USAGE of hashes of 1M 4-byte fields with 48- and 64-byte values: 104
-//     and 120 bytes a field, Redis 7.0). So a 28-bit table costs about 16
-//     + 56 x 0.26 (non-empty buckets per entry) = 31 bytes per entry and a
-//     24-bit one about 18 (as 4x16's at 10M): 4 x 31 + 6 x 18 = 232 bytes
-//     of tables instead of 72, so 379 + 92 + 232 = 703 B per fingerprint,
-//     about 700 GB. Not measured at that size. k=7 at that size needs a
-//     layout made for it (NewLayout with longer blocks), at more tables
-//     again.
+//     and 120 bytes a field, Redis 7.0). So a 28-bit table costs about
+//     16 + 56 x 0.26 (non-empty buckets per entry) = 31 bytes per entry
+//     and a 24-bit one about 18 (as 4x16's at 10M): 4 x 31 + 6 x 18 =
+//     232 bytes of tables instead of 72, so 379 + 92 + 232 = 703 B per
+//     fingerprint, about 700 GB. Not measured at that size. k=7 at that
+//     size needs a layout made for it (NewLayout with longer blocks), at
+//     more tables again.
 //   - frontier and URL-seen memory (measured in redisfrontier, 1M URLs of
 //     78.5 bytes on average over 50,000 hosts): 147 B per URL ever queued
 //     (the URL-seen hash, kept when the URL is done) and 184 B more while
