@@ -90,18 +90,19 @@ func TestLoad(t *testing.T) {
 	}
 }
 
-// Load writes the very keys that Claim and Confirm write, entry by entry,
-// for the same entries in the same order: byte for byte, every table
-// bucket, digest list, record and the seq counter.
+// Load and BulkLoad write the very keys that Claim and Confirm write,
+// entry by entry, for the same entries in the same order: byte for byte,
+// every table bucket, digest list, record and the seq counter.
 func TestLoadSameKeysAsClaimConfirm(t *testing.T) {
 	ctx := context.Background()
 	so := contentseen.SharedOptions{K: 3}
 	rdb := client(t, sharedAddr)
 	loaded := open(t, rdb, Options{Name: newName(), SharedOptions: so})
+	bulk := open(t, rdb, Options{Name: newName(), SharedOptions: so})
 	claimed := open(t, rdb, Options{Name: newName(), SharedOptions: so})
 	r := rand.New(rand.NewPCG(7, 8))
 	var es []contentseen.Entry
-	for i := range loadBatch + 90 { // two scripts, the second short
+	for i := range bulkFields + 90 { // several scripts of each loader, the last short
 		fp := contentseen.Fingerprint(r.Uint64())
 		if i > 0 && i%4 == 0 {
 			fp = flip(r, es[r.IntN(len(es))].Fingerprint, r.IntN(4)) // a near copy: shares buckets, conflicts
@@ -116,6 +117,14 @@ func TestLoadSameKeysAsClaimConfirm(t *testing.T) {
 		es = append(es, e)
 	}
 	if err := loaded.Load(ctx, es); err != nil {
+		t.Fatal(err)
+	}
+	// Two calls: the second appends to buckets and digests of the first;
+	// the first is more than one script per key.
+	if err := bulk.BulkLoad(ctx, es[:bulkFields+10]); err != nil {
+		t.Fatal(err)
+	}
+	if err := bulk.BulkLoad(ctx, es[bulkFields+10:]); err != nil {
 		t.Fatal(err)
 	}
 	conflicts := 0
@@ -138,13 +147,16 @@ func TestLoadSameKeysAsClaimConfirm(t *testing.T) {
 	if conflicts == 0 {
 		t.Fatal("no entry conflicted: the set does not test shared buckets")
 	}
-	want, got := dumpIndex(t, claimed), dumpIndex(t, loaded)
-	if len(want) != len(got) {
-		t.Fatalf("Load wrote %d keys, Claim and Confirm %d", len(got), len(want))
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("key %s after Load:\n%.300q\nafter Claim and Confirm:\n%.300q", k, got[k], v)
+	want := dumpIndex(t, claimed)
+	for how, x := range map[string]*Index{"Load": loaded, "BulkLoad": bulk} {
+		got := dumpIndex(t, x)
+		if len(want) != len(got) {
+			t.Fatalf("%s wrote %d keys, Claim and Confirm %d", how, len(got), len(want))
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("key %s after %s:\n%.300q\nafter Claim and Confirm:\n%.300q", k, how, got[k], v)
+			}
 		}
 	}
 }
