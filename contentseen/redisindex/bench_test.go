@@ -116,7 +116,9 @@ func loadIndex(b *testing.B, n, k int) *loadedIndex {
 		return li
 	}
 	ctx := context.Background()
-	rdb := redis.NewClient(&redis.Options{Addr: sharedAddr})
+	// MEMORY USAGE of a hash of 10M fields takes seconds, past the default
+	// read timeout on a loaded machine.
+	rdb := redis.NewClient(&redis.Options{Addr: sharedAddr, ReadTimeout: time.Minute})
 	defer rdb.Close()
 	li := &loadedIndex{name: newName()}
 	x, err := Open(ctx, rdb, Options{Name: li.name, SharedOptions: contentseen.SharedOptions{K: k}})

@@ -90,6 +90,9 @@
 //	load with Load              52 s              22 min 39 s
 //	                            19,100/s          7,360/s
 //	Redis CPU per loaded entry  17.5 µs           43.7 µs
+//	load with BulkLoad          53 s              13 min 2 s
+//	(separate runs, load 14-20) 18,800/s          12,800/s
+//	Redis CPU per loaded entry  5.8 µs            11.7 µs
 //
 // At k=7 a query reads 68 buckets (17 prefixes in each of the 4 tables)
 // of N/65,536 records each: about 1,000 fingerprints (16 KB) at 1M and
@@ -138,10 +141,21 @@
 // (300,000 entries, load 9.5): the server's core is the limit and the
 // client's encoding, overlapped, only takes CPU from it. At load 4.5
 // 1M loaded in 22 s (45,000/s); the 161 to 205 s of an earlier session
-// were load 17 to 20, and the 52 s above load 8 to 10. What would make a bulk load of
-// 10M fast is writing each bucket once instead of once per entry: seqs
-// reserved up front and buckets built by the client, for an index no
-// worker is using (not built).
+// were load 17 to 20, and the 52 s above load 8 to 10.
+//
+// BulkLoad writes each bucket once per call instead of once per entry:
+// it takes the seqs of all its entries at once and builds the buckets,
+// digests and records in the client, so it is for an index no worker is
+// using (a worker's token could pass entries not yet written). The keys
+// are the same byte for byte (TestLoadSameKeysAsClaimConfirm), and so is
+// the memory, 478 and 495 B/fp. Redis's CPU per entry drops 3 to 3.7
+// times (table above; the benchmarks now load their index with it, in
+// calls of 500,000), and the client's work grows: at load 14 to 20 the
+// client and the server shared the cores, 1M took as long as with Load
+// at load 8 to 10 and 10M 13 minutes instead of 23. At 200,000 entries
+// (go test -run '^$' -bench BenchmarkLoad -benchtime 1x -count 3, load 16
+// to 20, medians, each loader's runs one after the other): Load 14,700
+// entries/s and 16.3 µs of Redis CPU each, BulkLoad 35,000/s and 5.6 µs.
 //
 // # Leases, restarts and lost writes
 //
@@ -294,8 +308,8 @@
 // a crawler whose short texts take a wider radius (contentseen.short_k 11)
 // needs K=11 here, which on 4x16 reads 137 prefixes per table, 548
 // buckets a query (not measured; 68 at k=7 cost about 240 µs at 1M). Release and purges
-// rewrite the entry's buckets (a few KB at 10M with 4x16). Load is not
-// atomic as a whole and is not retried (an entry loaded twice would be two
-// entries). Index is safe for concurrent use; Close does not close the
+// rewrite the entry's buckets (a few KB at 10M with 4x16). Load and
+// BulkLoad are not atomic as a whole and are not retried (an entry loaded
+// twice would be two entries). Index is safe for concurrent use; Close does not close the
 // client.
 package redisindex
