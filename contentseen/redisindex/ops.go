@@ -448,7 +448,11 @@ const (
 // Load inserts es as committed entries without looking (their Seq,
 // Pending, Deadline and Distance ignored), for benchmarks, tests and a
 // migration of a single-machine index: scripts of 256 entries, 4 of them
-// per pipelined round trip. It is not atomic as a whole; each script is.
+// per pipelined round trip. It writes the keys Claim and Confirm would
+// for the same entries in the same order, byte for byte (seqs given in
+// order). It is not atomic as a whole; each script is. Redis's CPU bounds
+// it, and each insert rewrites its buckets: 17.5 µs of Redis CPU an entry
+// at 1M on 4x16, 43.7 at 10M (see the package doc).
 func (x *Index) Load(ctx context.Context, es []contentseen.Entry) error {
 	if x.isClosed() {
 		return contentseen.ErrClosed

@@ -412,3 +412,26 @@ func newScript(src string) *redis.Script {
 	scriptSources = append(scriptSources, src)
 	return redis.NewScript(src)
 }
+
+// reserveScript gives ARGV[1] seqs at once to BulkLoad and returns the
+// first. KEYS: meta, seq.
+var reserveScript = newScript(lostCheck + `
+local n = tonumber(ARGV[1])
+return redis.call('INCRBY', KEYS[2], n) - n + 1
+`)
+
+// appendScript appends to fields of one hash of the index: ARGV is field,
+// bytes, field, bytes... with each field once. KEYS: meta, the hash.
+// BulkLoad writes every key with it, each bucket once per call.
+var appendScript = newScript(lostCheck + `
+local names = {}
+for i = 1, #ARGV, 2 do names[#names + 1] = ARGV[i] end
+local old = redis.call('HMGET', KEYS[2], unpack(names))
+local kv = {}
+for i, name in ipairs(names) do
+  kv[#kv + 1] = name
+  kv[#kv + 1] = (old[i] or '') .. ARGV[2 * i]
+end
+redis.call('HSET', KEYS[2], unpack(kv))
+return #names
+`)
