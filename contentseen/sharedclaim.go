@@ -1,6 +1,9 @@
 package contentseen
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // LookupClaimer is a Shared index that looks up and claims a page in one
 // atomic step (contentseen/redisindex: one round trip where Lookup and
@@ -17,7 +20,9 @@ type LookupClaimer interface {
 	// Claim. The caller judges the
 	// candidates: when e is a copy of one, it must Release the claim (Seq)
 	// as for any page it does not store. A call retried after its reply
-	// was lost finds its own pending entry and returns it.
+	// was lost finds its own pending entry and returns it. ErrStaleToken
+	// means the index refused to claim for a while (a Redis restart
+	// settling): look up again.
 	LookupClaim(ctx context.Context, e Entry, radius int) (LookupClaimed, error)
 	// Entries returns the live entries among seqs as they are now, in
 	// seq order, those gone (released, expired, never claimed) left out;
@@ -49,11 +54,16 @@ type LookupClaimed struct {
 // the look-up claimed nothing (an exact copy's digest is live) and no
 // candidate is a copy, it claims with the token as Judge does.
 func JudgeClaim(ctx context.Context, s LookupClaimer, e Entry, radius int, isCopy func(c Entry) bool) (Verdict, error) {
-	lc, err := s.LookupClaim(ctx, e, radius)
-	if err != nil {
-		return Verdict{}, err
+	for round := 0; ; round++ {
+		lc, err := s.LookupClaim(ctx, e, radius)
+		if errors.Is(err, ErrStaleToken) && round < maxJudgeRounds {
+			continue // the index refused to claim for a while (redisindex: a restart settling): look up again
+		}
+		if err != nil {
+			return Verdict{}, err
+		}
+		return judgeClaimed(ctx, s, e, lc, isCopy)
 	}
-	return judgeClaimed(ctx, s, e, lc, isCopy)
 }
 
 // judgeClaimed is JudgeClaim after its look-up lc (or Rejudge's update of

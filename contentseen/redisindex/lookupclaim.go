@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -30,12 +31,15 @@ func (x *Index) LookupClaim(ctx context.Context, e contentseen.Entry, radius int
 		return contentseen.LookupClaimed{}, fmt.Errorf("redisindex: claim: id and url of %d bytes, more than %d", n, contentseen.MaxEntryText)
 	}
 	bks := x.buckets(e.Fingerprint)
-	args := make([]any, 0, 2+len(bks)*(1+len(bks[0])))
-	args = append(args, x.leaseM, x.encodeEntry(e))
+	rec := x.encodeEntry(e)
+	args := make([]any, 0, 4+len(bks)*(1+len(bks[0])))
+	args = append(args, x.leaseM, rec)
+	args = append(args, x.settleArgs()...)
 	for _, b := range bks {
 		args = append(args, len(b))
 		args = append(args, b...)
 	}
+	start := time.Now()
 	var res []any
 	err := x.retry(ctx, func() error {
 		var err error
@@ -45,16 +49,26 @@ func (x *Index) LookupClaim(ctx context.Context, e contentseen.Entry, radius int
 	if err != nil {
 		return contentseen.LookupClaimed{}, fmt.Errorf("redisindex: look up and claim %s: %w", e.Fingerprint, err)
 	}
-	if len(res) < 2 {
+	if len(res) > 0 && res[0] == "settling" {
+		// Redis restarted: this Index replays its recent claims, waits
+		// for the others' and returns ErrStaleToken (look up again).
+		return contentseen.LookupClaimed{}, x.settling(ctx, res)
+	}
+	if len(res) < 4 {
 		return contentseen.LookupClaimed{}, fmt.Errorf("redisindex: look up and claim %s: %w: reply of %d values", e.Fingerprint, errCorrupt, len(res))
 	}
 	status, ok1 := res[0].(string)
 	seq, ok2 := res[1].(int64)
-	if !ok1 || !ok2 || seq < 0 || (status == "exact") != (seq == 0) {
-		return contentseen.LookupClaimed{}, fmt.Errorf("redisindex: look up and claim %s: %w: reply %v", e.Fingerprint, errCorrupt, res[:2])
+	dl, ok3 := res[2].(int64)
+	gen, ok4 := res[3].(int64)
+	if !ok1 || !ok2 || !ok3 || !ok4 || seq < 0 || (status == "exact") != (seq == 0) {
+		return contentseen.LookupClaimed{}, fmt.Errorf("redisindex: look up and claim %s: %w: reply %v", e.Fingerprint, errCorrupt, res[:4])
+	}
+	if seq != 0 {
+		x.claimed(ctx, uint64(seq), e.ID, rec, dl, gen, start) // remembered for a replay after a restart
 	}
 	// A replayed claim's candidates are those claimed before it.
-	es, tok, err := x.lookupReply(ctx, e.Fingerprint, res[2:], min(max(radius, 0), x.opts.K), uint64(seq))
+	es, tok, err := x.lookupReply(ctx, e.Fingerprint, res[4:], min(max(radius, 0), x.opts.K), uint64(seq))
 	if err != nil {
 		return contentseen.LookupClaimed{}, fmt.Errorf("redisindex: look up and claim %s: %w", e.Fingerprint, err)
 	}
@@ -89,34 +103,44 @@ func (x *Index) ReleaseOn(ctx context.Context, pipe redis.Pipeliner, seq uint64,
 	if x.isClosed() {
 		return func() error { return fmt.Errorf("redisindex: release %d: %w", seq, contentseen.ErrClosed) }
 	}
+	seq, _ = x.recent.current(seq, id)
+	start := time.Now()
 	cmd := releaseScript.EvalSha(ctx, pipe, x.keys.all, strconv.FormatUint(seq, 10), id)
 	return func() error {
 		res, err := cmd.Text()
 		if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
 			return x.Release(ctx, seq, id) // the server lost its scripts: Release loads it
 		}
-		return releaseReply(seq, res, x.lost(err))
+		if err = releaseReply(seq, res, x.lost(err)); err == nil {
+			x.recent.wrote(seq, id, "", 0, stateReleased, start)
+		}
+		return err
 	}
 }
 
 // lookupClaimScript is lookupScript and claimScript's insert in one step.
-// KEYS: keys.all; ARGV: lease ms, the entry's record, then per table the
-// number of buckets and their names. It returns
+// KEYS: keys.all; ARGV: lease ms, the entry's record, settle ms and seq
+// jump (settleArgs), then per table the number of buckets and their
+// names. It returns
 //
-//	{status, seq, then what lookupScript returns: token, now ms, n, n times (seq, record, lease end or false), bucket value or false...}
+//	{status, seq, lease end, generation, then what lookupScript returns: token, now ms, n, n times (seq, record, lease end or false), bucket value or false...}
 //
 // with status 'new' (inserted as seq), 'exact' (a live entry has the
 // digest: nothing inserted, seq 0) or 'replay' (this call ran before and
 // its reply was lost: its pending entry is seq, and the digest's entries
-// leave it out). The buckets are read before the insert.
+// leave it out). The buckets are read before the insert. While the
+// server settles after a restart it claims nothing and returns what
+// claimScript returns then ({'settling', generation, ms left}).
 var lookupClaimScript = newScript(prelude + `
 local t = now()
+local refuse, gen = settling(t, 3)
+if refuse then return refuse end
 purge(t)
 local LEASE, r = tonumber(ARGV[1]), ARGV[2]
 local d = digest(r)
 -- own: this call's pending entry, when it ran before (the same record,
 -- ID included, in the fingerprint's bucket of table 1)
-local own
+local own, ownDL
 local v = redis.call('HGET', KEYS[6], bucketof(r, 1))
 if v then
   local fp, from = string.sub(r, 2, 9), 1
@@ -127,12 +151,12 @@ if v then
       local hi, lo = struct.unpack('>I4I4', v, p + 8)
       local s = num(hi * 4294967296 + lo)
       local dl = redis.call('ZSCORE', PEND, s)
-      if dl and tonumber(dl) > t and redis.call('HGET', E, s) == r then own = s end
+      if dl and tonumber(dl) > t and redis.call('HGET', E, s) == r then own, ownDL = s, tonumber(dl) end
     end
     from = p + 1
   end
 end
-local out = {'new', 0, tonumber(redis.call('GET', SEQ) or '0'), t, 0}
+local out = {'new', 0, 0, gen, tonumber(redis.call('GET', SEQ) or '0'), t, 0}
 local exact = false
 if d ~= ZERO then
   local dv = redis.call('HGET', D, d)
@@ -146,13 +170,13 @@ if d ~= ZERO then
         out[#out + 1] = hi * 4294967296 + lo
         out[#out + 1] = c
         out[#out + 1] = dl
-        out[5] = out[5] + 1
+        out[7] = out[7] + 1
         if c and (not dl or tonumber(dl) > t) then exact = true end
       end
     end
   end
 end
-local at = 3
+local at = 5
 for k = 6, #KEYS do
   local n = tonumber(ARGV[at])
   local vs = redis.call('HMGET', KEYS[k], unpack(ARGV, at + 1, at + n))
@@ -160,13 +184,13 @@ for k = 6, #KEYS do
   at = at + n + 1
 end
 if own then
-  out[1], out[2] = 'replay', tonumber(own)
+  out[1], out[2], out[3] = 'replay', tonumber(own), ownDL
 elseif exact then
   out[1] = 'exact'
 else
   local seq = redis.call('INCR', SEQ)
   insert(seq, r, t + LEASE)
-  out[2] = seq
+  out[2], out[3] = seq, t + LEASE
 end
 return out
 `)
