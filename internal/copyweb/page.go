@@ -51,9 +51,12 @@ func (p *page) render() []byte {
 	return buf.Bytes()
 }
 
-// contentNode returns the deepest element holding at least 60% of the
-// page's paragraph text (paragraphs of 20 or more characters): the article,
-// even when a site splits it over many blocks, without the sidebars.
+// contentNode returns the article's element: the deepest element holding
+// at least 60% of the page's paragraph text (paragraphs of 20 or more
+// characters), even when a site splits the article over many blocks,
+// without the sidebars; then its ancestors as long as each adds paragraphs
+// and little else (articleParent): a lead or teaser in a block beside the
+// body's blocks is the article's too, and a copy without it is no copy.
 func contentNode(root *html.Node) *html.Node {
 	under := map[*html.Node]int{} // paragraph text under each element
 	total := 0
@@ -94,7 +97,28 @@ func contentNode(root *html.Node) *html.Node {
 	if cur.Type != html.ElementNode {
 		return nil
 	}
+	for articleParent(cur, under) {
+		cur = cur.Parent
+	}
 	return cur
+}
+
+// articleParent reports whether n's parent belongs to the article too: it
+// adds paragraph text beside n (under: the paragraph text below each
+// element), and that is at least 70% of all the text it adds, so that
+// climbing takes in a lead paragraph but not a header, a menu or a list of
+// links. The body is never the article's element.
+func articleParent(n *html.Node, under map[*html.Node]int) bool {
+	up := n.Parent
+	if up == nil || up.Type != html.ElementNode || up.DataAtom == atom.Body || up.DataAtom == atom.Html {
+		return false
+	}
+	addedParas := under[up] - under[n]
+	if addedParas <= 0 {
+		return false
+	}
+	addedText := utf8.RuneCountInString(collapse(textOf(up))) - utf8.RuneCountInString(collapse(textOf(n)))
+	return addedParas*10 >= addedText*7
 }
 
 // paragraphs returns the <p> elements under n with 20 or more characters.
