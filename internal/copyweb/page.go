@@ -68,8 +68,8 @@ func contentNode(root *html.Node) *html.Node {
 			return true
 		}
 		l := utf8.RuneCountInString(collapse(textOf(n)))
-		if l < 20 {
-			return false
+		if l < 20 || insideLink(n) || linkRunes(n)*2 >= l {
+			return false // too short, or a teaser: a link to another page
 		}
 		total += l
 		for a := n.Parent; a != nil && a.Type == html.ElementNode; a = a.Parent {
@@ -145,8 +145,44 @@ func skipped(n *html.Node) bool {
 
 // notArticle matches the class or id of blocks whose paragraphs are not the
 // article's: a long comment thread must not pull the article's element up
-// to one holding the comments too.
-var notArticle = regexp.MustCompile(`(?i)comment|respond|reply|sidebar|footer|related`)
+// to one holding the comments too, and a cookie notice or a pop-up, hidden
+// until shown, can hold more paragraphs than a short article
+// (trafilatura/pages/seglerblog.*: a GDPR dialog; jis.gov.jm-*: a pop-up).
+var (
+	notArticle = regexp.MustCompile(`(?i)comment|respond|reply|sidebar|footer|related`)
+	overlay    = regexp.MustCompile(`(?i)cookie|gdpr|consent|modal|popup|popmake`)
+)
+
+// insideLink reports whether n is inside a link (a teaser card whose
+// whole block is one <a>).
+func insideLink(n *html.Node) bool {
+	for a := n.Parent; a != nil; a = a.Parent {
+		if a.Type == html.ElementNode && a.DataAtom == atom.A {
+			return true
+		}
+	}
+	return false
+}
+
+// linkRunes counts the letters of n's text inside links. A paragraph that
+// is inside a link or mostly link text is a teaser of another page (a "you may also like"
+// grid, an author's other stories), not the article: such grids
+// outweighed the article on trafilatura/pages/mindmegette.* and
+// football.ua.*.
+func linkRunes(n *html.Node) int {
+	l := 0
+	walk(n, func(c *html.Node) bool {
+		if skipped(c) {
+			return false
+		}
+		if c.Type == html.ElementNode && c.DataAtom == atom.A {
+			l += utf8.RuneCountInString(collapse(textOf(c)))
+			return false
+		}
+		return true
+	})
+	return l
+}
 
 func aside(n *html.Node) bool {
 	if n.Type != html.ElementNode {
@@ -155,8 +191,11 @@ func aside(n *html.Node) bool {
 	if n.DataAtom == atom.Aside || n.DataAtom == atom.Footer || n.DataAtom == atom.Nav {
 		return true
 	}
+	// On <body> and <html> the overlay words say what the page shows
+	// ("modal-open", "cookies-not-set"), not what a block is.
+	page := n.DataAtom == atom.Body || n.DataAtom == atom.Html
 	for _, a := range n.Attr {
-		if (a.Key == "class" || a.Key == "id") && notArticle.MatchString(a.Val) {
+		if (a.Key == "class" || a.Key == "id") && (notArticle.MatchString(a.Val) || !page && overlay.MatchString(a.Val)) {
 			return true
 		}
 	}

@@ -10,8 +10,9 @@ import (
 // body holds 80% of the paragraph text): a re-templated copy made of the
 // body alone held a third of the text the original's extraction gives, and
 // no crawl could call it a copy. A menu and a link list beside the article
-// stay out.
-func TestContentNodeTakesInTheLead(t *testing.T) {
+// stay out, and a grid of teasers or a cookie dialog holding more
+// paragraphs than the article does not take its place.
+func TestContentNode(t *testing.T) {
 	lead := "The three parliamentary groups ended the state of emergency on Thursday, presenting a joint paper."
 	body := "The paper lets the states keep masks and access rules until March, and nothing that closes schools again."
 	menu := `<nav><a href="/">Home</a> <a href="/news">News</a></nav>`
@@ -26,6 +27,18 @@ func TestContentNodeTakesInTheLead(t *testing.T) {
 			html: `<html><body>` + menu + `<main><div class="block"><div class="lead"><p>` + lead + `</p></div><div class="fields">` +
 				strings.Repeat(`<div class="item"><p>`+body+`</p></div>`, 4) + `</div></div></main></body></html>`,
 			want: []string{lead, body}, wantNot: []string{"Home"},
+		},
+		{
+			name: "teaser grid outweighing the article",
+			html: `<html><body>` + menu + `<main><div class="story">` + strings.Repeat(`<p>`+body+`</p>`, 3) + `</div><div class="grid">` +
+				strings.Repeat(`<a href="/x" class="card"><p>`+lead+`</p></a><p><a href="/y">`+lead+`</a></p>`, 4) + `</div></main></body></html>`,
+			want: []string{body}, wantNot: []string{lead},
+		},
+		{
+			name: "cookie dialog outweighing the article",
+			html: `<html><body>` + menu + `<main><div class="story">` + strings.Repeat(`<p>`+body+`</p>`, 3) + `</main>` +
+				`<div id="cookie-modal" class="lity-hide"><div class="tab-content">` + strings.Repeat(`<p>`+lead+`</p>`, 6) + `</div></div></body></html>`,
+			want: []string{body}, wantNot: []string{lead},
 		},
 		{
 			name: "links beside the body",
