@@ -20,6 +20,10 @@
 //
 //	go run ./internal/crawlbench -index 10000000 -pages 70000 -bytes 4000 -links 2
 //
+// The prefill also gives each of its pages a random sketch (1.4 GB of file
+// at 10M), which the crawl's check of crawl.db at open reads and maps: the
+// RSS after open and the peak include it.
+//
 // With -short F a share F of the articles are short (150 words, about 130
 // distinct, under the crawler's short_features of 300), judged with the
 // wider short radius (short_k 11, 548 index ranges instead of 68); -short 1
