@@ -144,12 +144,14 @@ func skipped(n *html.Node) bool {
 }
 
 // notArticle matches the class or id of blocks whose paragraphs are not the
-// article's: a long comment thread must not pull the article's element up
-// to one holding the comments too, and a cookie notice or a pop-up, hidden
-// until shown, can hold more paragraphs than a short article
-// (trafilatura/pages/seglerblog.*: a GDPR dialog; jis.gov.jm-*: a pop-up).
+// article's: a long comment thread ("forum" in SPIP, as on
+// trafilatura/pages/blog.mondediplo.net.*) must not pull the article's
+// element up to one holding the comments too, or take its place. overlay
+// matches a cookie notice or a pop-up, hidden until shown, which can hold
+// more paragraphs than a short article (trafilatura/pages/seglerblog.*: a
+// GDPR dialog; jis.gov.jm-*: a pop-up).
 var (
-	notArticle = regexp.MustCompile(`(?i)comment|respond|reply|sidebar|footer|related`)
+	notArticle = regexp.MustCompile(`(?i)comment|respond|reply|forum|sidebar|footer|related`)
 	overlay    = regexp.MustCompile(`(?i)cookie|gdpr|consent|modal|popup|popmake`)
 )
 
