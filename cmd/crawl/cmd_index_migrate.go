@@ -57,6 +57,11 @@ func (m *Main) runIndexMigrate(ctx context.Context, args []string) error {
 	if *layoutName == "" {
 		return usageErrorf(fset, "index migrate: --layout NAME is required")
 	}
+	if *layoutName != crawler.LayoutAuto {
+		if _, err := contentseen.LayoutByName(*layoutName); err != nil {
+			return usageErrorf(fset, "index migrate: --layout: %v", err)
+		}
+	}
 	cfg, err := cf.load()
 	if err != nil {
 		return err
