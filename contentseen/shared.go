@@ -198,8 +198,12 @@ type Verdict struct {
 	// committed one: decide again after Wait.Deadline (requeue the page).
 	Wait *Entry
 	// Seq is set when the page was claimed: store it, then Confirm(Seq,
-	// ID), or Release(Seq, ID) if it is not stored.
+	// ID), or Release(Seq, ID) if it is not stored. JudgeClaim may set it
+	// with Copy (the page was claimed in its look-up): release it; and
+	// with Wait: Rejudge later, or release it.
 	Seq uint64
+	// looked is JudgeClaim's look-up, which Rejudge updates.
+	looked LookupClaimed
 }
 
 // maxJudgeRounds bounds Judge's claim attempts, each lost to a concurrent
@@ -217,6 +221,12 @@ func Judge(ctx context.Context, s Shared, e Entry, isCopy func(c Entry) bool) (V
 	if err != nil {
 		return Verdict{}, err
 	}
+	return claimLoop(ctx, s, e, cands, tok, isCopy)
+}
+
+// claimLoop is Judge after its Lookup: judge the candidates cands, claim
+// with tok when none is a copy, and judge the conflicts the same way.
+func claimLoop(ctx context.Context, s Shared, e Entry, cands []Entry, tok Token, isCopy func(c Entry) bool) (Verdict, error) {
 	for round := 0; ; round++ {
 		if v, settled := judgeCandidates(cands, isCopy); settled {
 			return v, nil

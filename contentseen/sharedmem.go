@@ -3,6 +3,7 @@ package contentseen
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -79,7 +80,7 @@ type SharedMem struct {
 	seq      uint64                   // last seq given
 }
 
-var _ Shared = (*SharedMem)(nil)
+var _ LookupClaimer = (*SharedMem)(nil)
 
 // NewSharedMem returns an empty SharedMem.
 func NewSharedMem(o SharedOptions) (*SharedMem, error) {
@@ -113,12 +114,21 @@ func (x *SharedMem) Lookup(ctx context.Context, fp Fingerprint, d [16]byte) ([]E
 	if x.closed {
 		return nil, 0, ErrClosed
 	}
-	now := x.now()
-	x.purge(now)
-	var out []Entry
-	ms, err := x.fps.Near(ctx, fp, x.opts.K)
+	x.purge(x.now())
+	out, err := x.lookupLocked(ctx, fp, d, x.opts.K)
 	if err != nil {
-		return nil, 0, fmt.Errorf("contentseen: shared lookup: %w", err)
+		return nil, 0, err
+	}
+	return out, Token(x.seq), nil
+}
+
+// lookupLocked returns the live entries within k of fp or with digest d.
+// The caller holds x.mu and purged.
+func (x *SharedMem) lookupLocked(ctx context.Context, fp Fingerprint, d [16]byte, k int) ([]Entry, error) {
+	var out []Entry
+	ms, err := x.fps.Near(ctx, fp, k)
+	if err != nil {
+		return nil, fmt.Errorf("contentseen: shared lookup: %w", err)
 	}
 	seen := map[uint64]bool{}
 	add := func(seq uint64) {
@@ -141,7 +151,67 @@ func (x *SharedMem) Lookup(ctx context.Context, fp Fingerprint, d [16]byte) ([]E
 		}
 	}
 	SortEntries(out)
-	return out, Token(x.seq), nil
+	return out, nil
+}
+
+// LookupClaim implements LookupClaimer.
+func (x *SharedMem) LookupClaim(ctx context.Context, e Entry, radius int) (LookupClaimed, error) {
+	if err := ctx.Err(); err != nil {
+		return LookupClaimed{}, err
+	}
+	if err := checkEntry(e); err != nil {
+		return LookupClaimed{}, err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return LookupClaimed{}, ErrClosed
+	}
+	now := x.now()
+	x.purge(now)
+	cands, err := x.lookupLocked(ctx, e.Fingerprint, e.Digest, min(max(radius, 0), x.opts.K))
+	if err != nil {
+		return LookupClaimed{}, err
+	}
+	for _, seq := range x.byFP[e.Fingerprint] {
+		if c := x.entries[seq]; c.Pending && c.ID == e.ID && c.URL == e.URL && c.Digest == e.Digest && c.Sketch == e.Sketch {
+			// The same call again: its claim, and the candidates before it.
+			before := slices.DeleteFunc(cands, func(c Entry) bool { return c.Seq >= seq })
+			return LookupClaimed{Candidates: before, Seq: seq, Token: Token(x.seq)}, nil
+		}
+	}
+	for _, c := range cands {
+		if e.Digest != ([16]byte{}) && c.Digest == e.Digest {
+			return LookupClaimed{Candidates: cands, Token: Token(x.seq)}, nil
+		}
+	}
+	seq, err := x.insertLocked(ctx, e, now)
+	if err != nil {
+		return LookupClaimed{}, err
+	}
+	return LookupClaimed{Candidates: cands, Seq: seq, Token: Token(x.seq)}, nil
+}
+
+// Entries implements LookupClaimer.
+func (x *SharedMem) Entries(ctx context.Context, seqs []uint64) ([]Entry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return nil, ErrClosed
+	}
+	x.purge(x.now())
+	var out []Entry
+	for _, seq := range slices.Sorted(slices.Values(seqs)) {
+		if e, ok := x.entries[seq]; ok && (len(out) == 0 || out[len(out)-1].Seq != seq) {
+			c := *e
+			c.Distance = 0
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // Claim implements Shared.
@@ -183,6 +253,16 @@ func (x *SharedMem) Claim(ctx context.Context, e Entry, tok Token) (Claimed, err
 		SortEntries(conflicts)
 		return Claimed{Conflicts: conflicts, Token: Token(x.seq)}, nil
 	}
+	seq, err := x.insertLocked(ctx, e, now)
+	if err != nil {
+		return Claimed{}, err
+	}
+	return Claimed{Seq: seq, Token: Token(x.seq)}, nil
+}
+
+// insertLocked inserts e as a pending entry with the next seq, which it
+// returns. The caller holds x.mu.
+func (x *SharedMem) insertLocked(ctx context.Context, e Entry, now time.Time) (uint64, error) {
 	x.seq++
 	ne := e
 	ne.Seq, ne.Pending, ne.Deadline, ne.Distance = x.seq, true, now.Add(x.opts.Lease), 0
@@ -193,13 +273,13 @@ func (x *SharedMem) Claim(ctx context.Context, e Entry, tok Token) (Claimed, err
 		x.byDigest[ne.Digest] = append(x.byDigest[ne.Digest], ne.Seq)
 	}
 	if err := x.fps.Add(ctx, ne.Seq, ne.Fingerprint); err != nil {
-		return Claimed{}, fmt.Errorf("contentseen: claim: %w", err)
+		return 0, fmt.Errorf("contentseen: claim: %w", err)
 	}
 	x.log = append(x.log, ne.Seq)
 	if len(x.log) > 2*x.opts.MaxLag {
 		x.log = append(x.log[:0], x.log[len(x.log)-x.opts.MaxLag:]...)
 	}
-	return Claimed{Seq: ne.Seq, Token: Token(x.seq)}, nil
+	return ne.Seq, nil
 }
 
 // Confirm implements Shared.

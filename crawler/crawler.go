@@ -375,21 +375,43 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	return sum, ctx.Err()
 }
 
+// worker takes URLs and processes them until the queue is drained, take
+// ends or a page fails the crawl. In a distributed crawl a page's
+// completion goes with the worker's next Next (completeShared).
 func (c *Crawler) worker(take, work context.Context) error {
+	var done *sharedDone // the last page's completion, not yet sent
 	for {
-		if c.maxPagesReached() {
-			c.stopTaking()
-			return nil
+		var it frontier.Item
+		var ok bool
+		if done != nil {
+			var err error
+			it, ok, err = c.completeShared(work, done, take.Err() == nil && !c.maxPagesReached())
+			done = nil
+			if err != nil {
+				if work.Err() != nil {
+					return nil // shutting down: the page stays in flight and is retried on resume
+				}
+				c.metrics.errors.WithLabelValues(errKindStore).Inc()
+				return err
+			}
 		}
-		it, err := c.queue.Next(take)
-		if errors.Is(err, frontier.ErrDrained) || take.Err() != nil {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("crawler: next url: %w", err)
+		if !ok {
+			if c.maxPagesReached() {
+				c.stopTaking()
+				return nil
+			}
+			var err error
+			it, err = c.queue.Next(take)
+			if errors.Is(err, frontier.ErrDrained) || take.Err() != nil {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("crawler: next url: %w", err)
+			}
 		}
 		c.stats.inFlight.Add(1)
-		err = c.process(work, it)
+		var err error
+		done, err = c.process(work, it)
 		c.stats.inFlight.Add(-1)
 		if err != nil {
 			if work.Err() != nil {

@@ -28,21 +28,27 @@ import (
 // are shared (for example frontier/redisfrontier and contentseen/redisindex),
 // while the pages and the drop log stay in the worker's own data directory.
 //
-// A page is judged through contentseen.Judge with the same judge as the
+// A page is judged through contentseen.JudgeClaim (contentseen.Judge when
+// the index is no contentseen.LookupClaimer) with the same judge as the
 // single-process crawl (the same digest, or a candidate within k whose
 // sketch verifies), then:
 //
 //   - a copy of a committed entry is dropped (a drop record and a drop-log
 //     line naming the stored page's URL, its ID and, when another worker
-//     stored it, that worker);
+//     stored it, that worker), and the claim its look-up made released;
 //   - a copy of a pending entry (claimed by a worker that has not stored
-//     it yet) is queued again for after the entry's lease ends;
+//     it yet) waits, holding its claim, for the entry to be confirmed or
+//     released (a few seconds), else is queued again for after the
+//     entry's lease ends;
 //   - a page claimed is stored with its claim (the entry's Seq) in one
 //     bbolt transaction, then confirmed in the shared index, then finished
-//     in the queue with its links. A claim stored but never confirmed (a
-//     crash in between) is confirmed by the next Run on the data directory;
-//     if its lease was lost meanwhile, the page is judged and claimed again
-//     (it stays stored either way, see confirmStored).
+//     in the queue with its links: the confirm (or a copy's release) and
+//     the finish go with the worker's next Next, in one round trip when
+//     the queue and the index share a Redis client. A claim stored but
+//     never confirmed (a crash in between) is confirmed by the next Run on
+//     the data directory; if its lease was lost meanwhile, the page is
+//     judged and claimed again (it stays stored either way, see
+//     confirmStored).
 //
 // An index that heals its store's lost writes (contentseen.Healer, as
 // redisindex does after a Redis restart) is asked once a second while Run
@@ -159,6 +165,8 @@ type distributed struct {
 	nextID atomic.Uint64
 	// exhausted is set once Budget refused a page.
 	exhausted atomic.Bool
+	// waits wakes pages waiting for this worker's pending claims.
+	waits claimWaits
 
 	mu sync.Mutex
 	// recheck are claims confirmed once, to confirm again recheckAfter

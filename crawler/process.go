@@ -35,12 +35,15 @@ const (
 
 // process fetches one URL and records its outcome. It returns an error only
 // for failures of the crawl itself (the store); a bad page is an outcome.
-func (c *Crawler) process(ctx context.Context, it frontier.Item) error {
+// In a distributed crawl a page judged is recorded in the data directory
+// but not yet in the shared queue: its completion is returned, for the
+// worker to send with its next Next (completeShared).
+func (c *Crawler) process(ctx context.Context, it frontier.Item) (*sharedDone, error) {
 	if err := c.applyCrawlDelay(ctx, it.URL); err != nil {
 		// robots.txt could not be read: Fetch would ask for it again and
 		// fail the same way, so a 5xx robots.txt is requested once per
 		// attempt.
-		return c.fetchFailed(ctx, it, err)
+		return nil, c.fetchFailed(ctx, it, err)
 	}
 
 	fetched := c.metrics.fetching(frontier.HostKey(it.URL))
@@ -49,13 +52,13 @@ func (c *Crawler) process(ctx context.Context, it frontier.Item) error {
 	}), it.URL)
 	fetched()
 	if err != nil {
-		return c.fetchFailed(ctx, it, err)
+		return nil, c.fetchFailed(ctx, it, err)
 	}
 	c.stats.fetched.Add(1)
 	c.opts.Logger.Debug("fetched", "url", it.URL, "status", resp.Status, "bytes", len(resp.Body), "final_url", resp.FinalURL)
 	if it.Depth == 0 && resp.FinalURL != it.URL {
 		if err := c.seedAnswered(ctx, it.URL, resp.FinalURL); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	p := &page{item: it, resp: resp}
@@ -63,14 +66,14 @@ func (c *Crawler) process(ctx context.Context, it frontier.Item) error {
 	switch {
 	case failure != "":
 		c.countError(failureKind(failure))
-		return c.fail(ctx, it, failure)
+		return nil, c.fail(ctx, it, failure)
 	case outcome != "":
-		return c.done(ctx, it, outcome)
+		return nil, c.done(ctx, it, outcome)
 	}
 	if c.dist != nil {
 		return c.commitShared(ctx, p)
 	}
-	return c.commit(p)
+	return nil, c.commit(p)
 }
 
 // examine extracts (unless p.doc is set) and fingerprints p. It returns an

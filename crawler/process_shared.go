@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/simcrawl/simcrawl/contentseen"
@@ -21,14 +20,15 @@ import (
 const waitMargin = 250 * time.Millisecond
 
 // commitShared decides p in a distributed crawl (see Distributed): the
-// shared index judges it, the worker's own data directory records it, the
-// shared queue finishes it.
-func (c *Crawler) commitShared(ctx context.Context, p *page) error {
+// shared index judges it, the worker's own data directory records it, and
+// the completion it returns (nil when p needs none, or got it already)
+// finishes it in the shared queue (completeShared).
+func (c *Crawler) commitShared(ctx context.Context, p *page) (*sharedDone, error) {
 	if alias, err := c.sharedAlias(ctx, p); err != nil || alias {
 		if alias {
 			c.count(p, nil)
 		}
-		return err
+		return nil, err
 	}
 	var stored, dropped bool
 	if err := c.db.View(func(tx *bolt.Tx) error {
@@ -36,21 +36,21 @@ func (c *Crawler) commitShared(ctx context.Context, p *page) error {
 		_, dropped = c.store.DropURLTx(tx, p.item.URL)
 		return nil
 	}); err != nil {
-		return fmt.Errorf("crawler: %w", err)
+		return nil, fmt.Errorf("crawler: %w", err)
 	}
 	switch {
 	case stored, dropped:
 		// Recorded here by a run that stopped before the queue heard of
 		// it (a crash, a lost reply): finish it now, links and all.
 		p.urlTaken = true
-		return c.finishShared(ctx, p, outcomeURLTaken, true, nil)
+		return c.later(p, outcomeURLTaken, true, nil), nil
 	case p.doc.NoIndex:
-		return c.finishShared(ctx, p, outcomeNoIndex, !p.doc.NoFollow, nil)
+		return c.later(p, outcomeNoIndex, !p.doc.NoFollow, nil), nil
 	}
 	if c.maxPagesReached() {
 		c.stopTaking()
 		c.stats.held.Add(1) // left in flight: Leave (or the lease) returns it
-		return nil
+		return nil, nil
 	}
 	id := c.dist.nextID.Add(1)
 	if p.thin || c.opts.ContentSeenOff {
@@ -61,15 +61,15 @@ func (c *Crawler) commitShared(ctx context.Context, p *page) error {
 	v, err := c.judgeShared(ctx, e, p.sketch, c.radius(p))
 	p.seenTime += time.Since(start)
 	if err != nil {
-		return fmt.Errorf("crawler: judge %s: %w", p.item.URL, err)
+		return nil, fmt.Errorf("crawler: judge %s: %w", p.item.URL, err)
 	}
 	switch {
 	case v.Copy != nil:
-		return c.dropShared(ctx, p, *v.Copy)
+		return c.dropShared(ctx, p, *v.Copy, id, v.Seq)
 	case v.Wait != nil:
 		wait := max(time.Until(v.Wait.Deadline), 0) + waitMargin
 		c.opts.Logger.Debug("waiting for a pending copy", "url", p.item.URL, "copy_of", v.Wait.URL, "after", wait)
-		return c.lostLease(c.queue.Retry(ctx, p.item, wait, "a copy of "+v.Wait.URL+", which another worker is storing"), p.item)
+		return nil, c.lostLease(c.queue.Retry(ctx, p.item, wait, "a copy of "+v.Wait.URL+", which another worker is storing"), p.item)
 	}
 	return c.storeShared(ctx, p, id, v.Seq)
 }
@@ -79,31 +79,79 @@ func (c *Crawler) commitShared(ctx context.Context, p *page) error {
 // again) for after the copy's lease.
 const maxInlineWait = 5 * time.Second
 
-// judgeShared runs contentseen.Judge for e. A copy of a pending entry is
-// usually confirmed within a commit's time: it judges again after short
-// sleeps (10 ms doubling to 500 ms, maxInlineWait in all), so that the page
-// is not fetched twice; a Wait verdict it returns means the entry's worker
-// did not finish in that time (it may have died).
+// judgeShared runs contentseen.JudgeClaim for e (contentseen.Judge on an
+// index that is no LookupClaimer): a Copy verdict may hold a claim (Seq)
+// to release. A copy of a pending entry is usually confirmed within a
+// commit's time: it judges again (Rejudge, holding the page's claim, or
+// Judge) after short sleeps (10 ms doubling to 500 ms, maxInlineWait in
+// all), or as soon as the entry is settled when this worker is storing it
+// (claimWaits), so that the page is not fetched twice; a Wait verdict it
+// returns (holding no claim) means the entry's worker did not finish in
+// that time (it may have died). A claim held when ctx ends expires with
+// its lease.
 func (c *Crawler) judgeShared(ctx context.Context, e contentseen.Entry, sk contentseen.Sketch, radius int) (contentseen.Verdict, error) {
+	isCopy := func(cand contentseen.Entry) bool {
+		return c.sharedVerdict(e.Digest, sk, cand, radius) != nil
+	}
+	lc, claims := c.dist.Index.(contentseen.LookupClaimer)
+	start := time.Now()
 	sleep := 10 * time.Millisecond
-	for waited := time.Duration(0); ; waited += sleep {
-		v, err := contentseen.Judge(ctx, c.dist.Index, e, func(cand contentseen.Entry) bool {
-			return c.sharedVerdict(e.Digest, sk, cand, radius) != nil
-		})
-		if err != nil || v.Wait == nil || waited >= maxInlineWait {
+	var v contentseen.Verdict
+	var err error
+	for round := 0; ; round++ {
+		switch {
+		case claims && round == 0:
+			v, err = contentseen.JudgeClaim(ctx, lc, e, radius, isCopy)
+		case claims:
+			v, err = contentseen.Rejudge(ctx, lc, e, v, isCopy)
+		default:
+			v, err = contentseen.Judge(ctx, c.dist.Index, e, isCopy)
+		}
+		if err != nil || v.Wait == nil {
 			return v, err
 		}
-		if waited > 0 {
-			sleep = min(2*sleep, 500*time.Millisecond)
+		if time.Since(start) >= maxInlineWait {
+			if v.Seq != 0 {
+				if err := c.releaseClaim(ctx, v.Seq, e.ID); err != nil {
+					return contentseen.Verdict{}, fmt.Errorf("release the claim of a page waiting for a copy: %w", err)
+				}
+				v.Seq = 0
+			}
+			return v, nil
+		}
+		if round > 0 {
+			sleep = min(2*sleep, maxPollSleep)
+		}
+		var woken <-chan struct{}
+		if w, _, err := parseEntryID(v.Wait.ID); err == nil && w == c.dist.Worker {
+			woken = c.dist.waits.wait(v.Wait.Seq)
+			sleep = maxPollSleep
 		}
 		t := time.NewTimer(sleep)
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return v, ctx.Err()
+		case <-woken:
+			t.Stop()
 		case <-t.C:
+			if woken != nil {
+				c.dist.waits.forget(v.Wait.Seq, woken)
+			}
 		}
 	}
+}
+
+// maxPollSleep bounds judgeShared's sleeps between two looks at a pending
+// entry.
+const maxPollSleep = 500 * time.Millisecond
+
+// releaseClaim releases the claim seq with entry ID id and wakes the
+// pages waiting for it.
+func (c *Crawler) releaseClaim(ctx context.Context, seq uint64, id string) error {
+	err := c.dist.Index.Release(ctx, seq, id)
+	c.dist.waits.settled(seq)
+	return err
 }
 
 // sharedVerdict is the single-process judge (judge.go) on a shared entry:
@@ -154,21 +202,31 @@ func (c *Crawler) sharedAlias(ctx context.Context, p *page) (bool, error) {
 	return true, c.lostLease(err, p.item)
 }
 
-// dropShared records p as a copy of the committed entry cand.
-func (c *Crawler) dropShared(ctx context.Context, p *page, cand contentseen.Entry) error {
+// dropShared records p (page id, its look-up's claim seq, 0 for none) as
+// a copy of the committed entry cand; its completion releases the claim.
+func (c *Crawler) dropShared(ctx context.Context, p *page, cand contentseen.Entry, pid, seq uint64) (*sharedDone, error) {
+	releaseNow := func(cause error) error {
+		if seq == 0 {
+			return cause
+		}
+		if err := c.releaseClaim(ctx, seq, c.entryID(pid)); err != nil {
+			return errors.Join(cause, fmt.Errorf("crawler: release claim of %s: %w", p.item.URL, err))
+		}
+		return cause
+	}
 	if cand.URL == p.item.URL {
 		// The page itself, stored by a worker that stopped before
 		// finishing it in the queue.
 		p.urlTaken = true
-		return c.finishShared(ctx, p, outcomeURLTaken, true, nil)
+		return c.later(p, outcomeURLTaken, true, nil).releasing(pid, seq), nil
 	}
 	worker, id, err := parseEntryID(cand.ID)
 	if err != nil {
-		return err
+		return nil, releaseNow(err)
 	}
 	v := c.sharedVerdict(p.digest, p.sketch, cand, c.radius(p))
 	if v == nil {
-		return fmt.Errorf("crawler: judge %s: %s is no copy on a second look", p.item.URL, cand.ID)
+		return nil, releaseNow(fmt.Errorf("crawler: judge %s: %s is no copy on a second look", p.item.URL, cand.ID))
 	}
 	r := c.dropRecord(p, &storage.Page{ID: id, URL: cand.URL, Fingerprint: uint64(cand.Fingerprint)}, v)
 	if worker != c.dist.Worker {
@@ -186,19 +244,19 @@ func (c *Crawler) dropShared(ctx context.Context, p *page, cand contentseen.Entr
 	}
 	c.commitMu.Unlock()
 	if err != nil {
-		return fmt.Errorf("crawler: record %s: %w", p.item.URL, err)
+		return nil, releaseNow(fmt.Errorf("crawler: record %s: %w", p.item.URL, err))
 	}
-	return c.finishShared(ctx, p, dropOutcome(r), p.item.Seed, r)
+	return c.later(p, dropOutcome(r), p.item.Seed, r).releasing(pid, seq), nil
 }
 
 // storeShared stores p as page id with its claim seq (0: not claimed, a
-// thin page), confirms the claim and finishes p in the queue.
-func (c *Crawler) storeShared(ctx context.Context, p *page, id, seq uint64) error {
+// thin page); its completion confirms the claim.
+func (c *Crawler) storeShared(ctx context.Context, p *page, id, seq uint64) (*sharedDone, error) {
 	release := func(cause error) error {
 		if seq == 0 {
 			return cause
 		}
-		if err := c.dist.Index.Release(ctx, seq, c.entryID(id)); err != nil {
+		if err := c.releaseClaim(ctx, seq, c.entryID(id)); err != nil {
 			return errors.Join(cause, fmt.Errorf("crawler: release claim of %s: %w", p.item.URL, err))
 		}
 		return cause
@@ -206,13 +264,13 @@ func (c *Crawler) storeShared(ctx context.Context, p *page, id, seq uint64) erro
 	if c.opts.MaxPages > 0 && c.dist.Budget != nil {
 		ok, err := c.dist.Budget.ClaimPage(ctx, c.opts.MaxPages)
 		if err != nil {
-			return release(fmt.Errorf("crawler: claim a page of max_pages: %w", err))
+			return nil, release(fmt.Errorf("crawler: claim a page of max_pages: %w", err))
 		}
 		if !ok {
 			c.dist.exhausted.Store(true)
 			c.stopTaking()
 			c.stats.held.Add(1)
-			return release(nil)
+			return nil, release(nil)
 		}
 	}
 	var outcome string
@@ -239,74 +297,11 @@ func (c *Crawler) storeShared(ctx context.Context, p *page, id, seq uint64) erro
 		if c.opts.MaxPages > 0 && c.dist.Budget != nil {
 			err = errors.Join(err, c.dist.Budget.ReturnPage(ctx))
 		}
-		return err
+		return nil, err
 	}
-	if seq == 0 {
-		return c.finishShared(ctx, p, outcome, true, nil)
-	}
-	if q, x, ok := c.onePipeline(); ok {
-		return c.confirmFinishShared(ctx, p, id, seq, outcome, q, x)
-	}
-	if err := c.confirm(ctx, id, seq, false); err != nil {
-		return err
-	}
-	return c.finishShared(ctx, p, outcome, true, nil)
-}
-
-// pipeQueue is a shared queue that finishes a URL in one round trip with
-// other commands (redisfrontier.Frontier).
-type pipeQueue interface {
-	FinishWith(ctx context.Context, it frontier.Item, outcome string, links []frontier.Item, stage func(redis.Pipeliner)) error
-	Client() redis.UniversalClient
-}
-
-// pipeIndex is a shared index whose confirm can ride in another's pipeline
-// (redisindex.Index).
-type pipeIndex interface {
-	ConfirmOn(ctx context.Context, pipe redis.Pipeliner, seq uint64, id string) func() error
-	Client() redis.UniversalClient
-}
-
-// onePipeline returns the queue and the index when both are on the same
-// Redis client, so that a stored page's confirm and finish go in one
-// round trip (confirmFinishShared).
-func (c *Crawler) onePipeline() (pipeQueue, pipeIndex, bool) {
-	q, ok := c.dist.Queue.(pipeQueue)
-	if !ok {
-		return nil, nil, false
-	}
-	x, ok := c.dist.Index.(pipeIndex)
-	if !ok || q.Client() != x.Client() {
-		return nil, nil, false
-	}
-	return q, x, true
-}
-
-// confirmFinishShared is confirm, then finishShared, of stored page p (id,
-// claim seq) in one pipelined round trip: the confirm runs first, so the
-// page's links are queued after its entry is committed. The finish does
-// not wait for the confirm's answer: a confirm that failed leaves the
-// claim recorded in the data directory, for the next run to confirm (a
-// claim lost meanwhile is claimed again at once, as confirm does).
-func (c *Crawler) confirmFinishShared(ctx context.Context, p *page, id, seq uint64, outcome string, q pipeQueue, x pipeIndex) error {
-	var confirmed func() error
-	ferr := q.FinishWith(ctx, p.item, outcome, c.followed(p, true), func(pipe redis.Pipeliner) {
-		confirmed = x.ConfirmOn(ctx, pipe, seq, c.entryID(id))
-	})
-	var cerr error
-	if confirmed == nil { // refused before anything was sent
-		cerr = c.confirm(ctx, id, seq, false)
-	} else {
-		cerr = c.confirmed(ctx, id, seq, confirmed(), false)
-	}
-	if ferr = c.lostLease(ferr, p.item); ferr != nil {
-		ferr = fmt.Errorf("crawler: finish %s: %w", p.item.URL, ferr)
-	}
-	if err := errors.Join(cerr, ferr); err != nil {
-		return err
-	}
-	c.count(p, nil)
-	return nil
+	d := c.later(p, outcome, true, nil)
+	d.id, d.seq = id, seq
+	return d, nil
 }
 
 // confirm confirms the claim seq of stored page id (again: a second
@@ -324,20 +319,6 @@ func (c *Crawler) confirmed(ctx context.Context, id, seq uint64, err error, agai
 		return fmt.Errorf("crawler: confirm page %d: %w", id, err)
 	}
 	c.markConfirmed(id, seq, again || seq == 0) // seq 0: a copy holds the entry, nothing to confirm
-	return nil
-}
-
-// finishShared completes p in the shared queue with outcome, its links
-// when follow is set (and the page allows it), and counts it.
-func (c *Crawler) finishShared(ctx context.Context, p *page, outcome string, follow bool, d *storage.DropRecord) error {
-	err := c.queue.Finish(ctx, p.item, outcome, c.followed(p, follow))
-	if err == nil {
-		err = c.recordLocal(ctx, p.item, outcome, false)
-	}
-	if err := c.lostLease(err, p.item); err != nil {
-		return fmt.Errorf("crawler: finish %s: %w", p.item.URL, err)
-	}
-	c.count(p, d)
 	return nil
 }
 
@@ -414,6 +395,12 @@ func (c *Crawler) reclaim(ctx context.Context, id uint64) (uint64, error) {
 		v, err := c.judgeShared(ctx, e, sk, c.k)
 		if err != nil {
 			return 0, fmt.Errorf("crawler: reclaim page %d: %w", id, err)
+		}
+		if v.Copy != nil && v.Seq != 0 {
+			// Claimed in the look-up before it was judged a copy.
+			if err := c.releaseClaim(ctx, v.Seq, e.ID); err != nil {
+				return 0, fmt.Errorf("crawler: reclaim page %d: release: %w", id, err)
+			}
 		}
 		switch {
 		case v.Copy != nil && v.Copy.URL == pg.URL:

@@ -17,8 +17,10 @@ import (
 
 // maxRoundTripsPerPage is what a worker may spend talking to Redis per
 // page fetched, its frontier and index on one client, open and leave
-// included (see README, Many machines).
-const maxRoundTripsPerPage = 5.5
+// included (see README, Many machines): the target. A new page
+// costs 2 (its look-up and claim; its confirm and finish with the next
+// Next), a near copy 3 and more while it waits for the page it copies.
+const maxRoundTripsPerPage = 3.0
 
 // A worker on Redis spends at most maxRoundTripsPerPage round trips per
 // page on a small crawl with copies (exact and near). It is the only

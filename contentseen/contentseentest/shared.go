@@ -30,8 +30,12 @@ func RunShared(t *testing.T, open Open) {
 	t.Run("StaleToken", func(t *testing.T) { testStale(t, open) })
 	t.Run("BadInput", func(t *testing.T) { testBadInput(t, open) })
 	t.Run("Oracle", func(t *testing.T) { testOracle(t, open) })
-	t.Run("ConcurrentCopies", func(t *testing.T) { testConcurrent(t, open, true) })
-	t.Run("ConcurrentDistinct", func(t *testing.T) { testConcurrent(t, open, false) })
+	t.Run("ConcurrentCopies", func(t *testing.T) { testConcurrent(t, open, contentseen.Judge, true) })
+	t.Run("ConcurrentDistinct", func(t *testing.T) { testConcurrent(t, open, contentseen.Judge, false) })
+	t.Run("LookupClaim", func(t *testing.T) { testLookupClaim(t, open) })
+	t.Run("Rejudge", func(t *testing.T) { testRejudge(t, open) })
+	t.Run("ConcurrentCopiesLookupClaim", func(t *testing.T) { testConcurrent(t, open, judgeClaim, true) })
+	t.Run("ConcurrentDistinctLookupClaim", func(t *testing.T) { testConcurrent(t, open, judgeClaim, false) })
 	t.Run("Close", func(t *testing.T) { testClose(t, open) })
 }
 
@@ -449,8 +453,9 @@ func scan(live []contentseen.Entry, fp contentseen.Fingerprint, d [16]byte, k in
 // testConcurrent races goroutines over the clients, each judging a page of
 // every cluster (fingerprints within K of each other) at the same moment.
 // When the pages are copies, exactly one per cluster is claimed; when they
-// are not (another article on the same template), every one is.
-func testConcurrent(t *testing.T, open Open, copies bool) {
+// are not (another article on the same template), every one is. judge is
+// contentseen.Judge or judgeClaim.
+func testConcurrent(t *testing.T, open Open, judge func(context.Context, contentseen.Shared, contentseen.Entry, func(contentseen.Entry) bool) (contentseen.Verdict, error), copies bool) {
 	const workers, clusters = 6, 12
 	k := 3
 	cs := open(t, opts(k), 2)
@@ -487,7 +492,7 @@ func testConcurrent(t *testing.T, open Open, copies bool) {
 			<-start
 			for c, e := range pages[w] {
 				for {
-					v, err := contentseen.Judge(context.Background(), s, e, func(contentseen.Entry) bool { return copies })
+					v, err := judge(context.Background(), s, e, func(contentseen.Entry) bool { return copies })
 					if err != nil {
 						errs <- err
 						return

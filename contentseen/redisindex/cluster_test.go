@@ -99,6 +99,14 @@ func TestClusterOneSlotPerCrawl(t *testing.T) {
 				}
 			}
 		}
+		e := contentseentest.Entry(fmt.Sprintf("w%d/lc", i), 0x7777777777777777, 9)
+		lc, err := x.LookupClaim(ctx, e, x.K())
+		if err != nil || lc.Seq == 0 {
+			t.Fatalf("LookupClaim = %+v, %v", lc, err)
+		}
+		if err := x.Confirm(ctx, lc.Seq, e.ID); err != nil {
+			t.Fatal(err)
+		}
 	}
 	found := map[string]string{} // key -> master address
 	var mu sync.Mutex
@@ -137,12 +145,13 @@ func TestClusterOneSlotPerCrawl(t *testing.T) {
 	// Each call was one EVALSHA on its crawl's master, never redirected
 	// (MOVED counts as rejected): per crawl the meta and heal scripts of
 	// Open, 3 Lookups, 3 Claims and 2 Confirms, so a new page's judge step
-	// is 3 round trips, as on one server.
+	// is 3 round trips, as on one server, and a LookupClaim and its
+	// Confirm (2 round trips through LookupClaim).
 	for _, s := range c.Nodes {
 		var want int
 		for _, name := range names {
 			if masterOf(t, rdb, "{"+name+"}") == s.Addr() {
-				want += 10
+				want += 12
 			}
 		}
 		calls, rejected := evalshaCalls(t, s.Addr())

@@ -5,7 +5,9 @@
 // multi-probe radius) with the entries a worker needs to judge a page
 // against another worker's, and the Shared protocol: Lookup, judge in Go,
 // Claim (atomic with a check of the claims made since the look-up),
-// store, Confirm.
+// store, Confirm; or, as the crawler runs it (contentseen.LookupClaimer),
+// LookupClaim (look-up and claim in one atomic step), judge in Go, store,
+// Confirm, or Release for a copy.
 //
 // # Keys
 //
@@ -59,6 +61,20 @@
 //     are one script, of two claims within K the second always sees the
 //     first. A Claim retried after its reply was lost finds its own
 //     pending record (same bytes, ID included) and returns it.
+//   - LookupClaim is one script: it purges up to 64 expired pending
+//     entries, looks for this call's own pending entry (the same record,
+//     ID included, in the fingerprint's bucket of table 0: a call retried
+//     after its reply was lost returns it), reads what Lookup reads, and
+//     unless a live entry has the page's digest (an exact copy) inserts
+//     the entry as pending, as Claim does. The candidates are every live
+//     entry at that step and every later claim sees the page's entry, so
+//     the check-and-insert is as atomic as Lookup then Claim with no claim
+//     between them. The script computes no distance, as Lookup does not:
+//     a near copy, and a page within K of another on the same template,
+//     is claimed too, and the caller releases the claim of a copy
+//     (ReleaseOn, in one pipeline with the frontier's Finish) or keeps it
+//     while it waits for a pending copy to be settled (Entries, one
+//     script, reads those entries again: contentseen.Rejudge).
 //   - Confirm and Release are one script each, idempotent, checking the
 //     entry's ID so that a seq given again is never confirmed or released
 //     by its old claimant (after a restart seqs jump ahead, so a seq is
@@ -67,14 +83,18 @@
 //     confirms, once a second), and ConfirmOn stages a confirm in a
 //     caller's pipeline (redisfrontier's FinishWith).
 //
-// So the judge step of a new page is three round trips (Lookup, Claim,
-// Confirm), of an exact copy one and of a near copy two. With the
-// frontier's Next and Finish a stored page costs five and a dropped copy
-// three or four: above the target of three for stored pages.
-// Lookup and Claim cannot merge (the caller judges the candidates in
-// between); Confirm rides in one pipeline with the frontier's Finish
-// (ConfirmOn, FinishWith: both are single EVALSHAs on the crawl's slot),
-// which makes four, and the crawler does so when both share a client.
+// So through LookupClaim the judge step of a new page or an exact copy is
+// one round trip and of a near copy two (its entries), plus one for each
+// look at a pending copy it waits for; the confirm, or a copy's release,
+// rides in one pipeline with the frontier's Finish and the worker's next
+// Next (ConfirmOn, ReleaseOn, redisfrontier's FinishNext: single
+// EVALSHAs on the crawl's slot). A stored new page costs a worker two
+// round trips, a near copy three (the crawler does so when the frontier
+// and the index share a client; see the README for the measured figures).
+// Through contentseen.Judge (Lookup, Claim, Confirm) a new page's judge
+// step is three round trips. What LookupClaim costs Redis beyond Lookup
+// and Claim: a near copy's entry is written and cut out again (Release
+// rewrites its buckets), which Lookup then Claim never wrote.
 //
 // Measured on the shared 2-core machine (load 8 to 17 from other
 // engineers' jobs), the test server (internal/redistest: loopback, memory

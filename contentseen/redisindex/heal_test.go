@@ -22,21 +22,49 @@ import (
 // judged before worker 1 noticed the restart, and after. A third worker
 // that does not come back within the window (a partition, a stalled
 // process) is the limit: a copy of its page judged after the window is
-// claimed, and its replay reports itself late.
+// claimed, and its replay reports itself late. The pages are judged with
+// Judge (Lookup, Claim) and with JudgeClaim (LookupClaim), as the crawler
+// does.
 func TestHealLostClaim(t *testing.T) {
-	for _, copyFirst := range []bool{true, false} {
-		name := "heal first"
-		if copyFirst {
-			name = "copy judged first"
+	for _, jn := range []string{"Judge", "JudgeClaim"} {
+		judge := judgeLookup
+		if jn == "JudgeClaim" {
+			judge = judgeLookupClaim
 		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			testHealLostClaim(t, copyFirst)
-		})
+		for _, copyFirst := range []bool{true, false} {
+			name := jn + "/heal first"
+			if copyFirst {
+				name = jn + "/copy judged first"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				testHealLostClaim(t, judge, copyFirst)
+			})
+		}
 	}
 }
 
-func testHealLostClaim(t *testing.T, copyFirst bool) {
+// judgeFunc judges page e on x.
+type judgeFunc func(ctx context.Context, x *Index, e contentseen.Entry, isCopy func(contentseen.Entry) bool) (contentseen.Verdict, error)
+
+func judgeLookup(ctx context.Context, x *Index, e contentseen.Entry, isCopy func(contentseen.Entry) bool) (contentseen.Verdict, error) {
+	return contentseen.Judge(ctx, x, e, isCopy)
+}
+
+// judgeLookupClaim is contentseen.JudgeClaim, releasing a copy's claim as
+// the crawler does.
+func judgeLookupClaim(ctx context.Context, x *Index, e contentseen.Entry, isCopy func(contentseen.Entry) bool) (contentseen.Verdict, error) {
+	v, err := contentseen.JudgeClaim(ctx, x, e, x.K(), isCopy)
+	if err == nil && v.Copy != nil && v.Seq != 0 {
+		if err := x.Release(ctx, v.Seq, e.ID); err != nil {
+			return v, err
+		}
+		v.Seq = 0
+	}
+	return v, err
+}
+
+func testHealLostClaim(t *testing.T, judge judgeFunc, copyFirst bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	srv := redistest.Start(t, redistest.WithArgs("--appendfsync", "always"))
@@ -45,17 +73,17 @@ func testHealLostClaim(t *testing.T, copyFirst bool) {
 	w2 := open(t, client(t, srv.Addr()), o)
 	w3 := open(t, client(t, srv.Addr()), o)
 	before := contentseentest.Entry("w1/1", 0x0f0f0f0f0f0f0f0f, 1)
-	if v := judgeStore(ctx, t, w1, before); v.Seq == 0 {
+	if v := judgeStore(ctx, t, judge, w1, before); v.Seq == 0 {
 		t.Fatalf("page before T: %+v, want claimed", v)
 	}
 	aof, size := incrAOF(t, srv) // T
 
 	a := contentseentest.Entry("w1/2", 0x1234567812345678, 2)
-	if v := judgeStore(ctx, t, w1, a); v.Seq == 0 {
+	if v := judgeStore(ctx, t, judge, w1, a); v.Seq == 0 {
 		t.Fatalf("page A: %+v, want claimed", v)
 	}
 	b := contentseentest.Entry("w3/1", 0x7777000077770000, 3)
-	if v := judgeStore(ctx, t, w3, b); v.Seq == 0 {
+	if v := judgeStore(ctx, t, judge, w3, b); v.Seq == 0 {
 		t.Fatalf("page B: %+v, want claimed", v)
 	}
 	srv.Kill()
@@ -79,7 +107,7 @@ func testHealLostClaim(t *testing.T, copyFirst bool) {
 	got := make(chan verdict, 1)
 	if copyFirst {
 		go func() {
-			v, err := contentseen.Judge(ctx, w2, copyA, isCopy(a))
+			v, err := judge(ctx, w2, copyA, isCopy(a))
 			got <- verdict{v, err}
 		}()
 		waitRestartSeen(ctx, t, w1) // worker 2's claim started the window
@@ -89,21 +117,21 @@ func testHealLostClaim(t *testing.T, copyFirst bool) {
 		t.Fatalf("worker 1: Heal = %+v, %v, want one restart, A replayed in time", h, err)
 	}
 	if !copyFirst {
-		v, err := contentseen.Judge(ctx, w2, copyA, isCopy(a))
+		v, err := judge(ctx, w2, copyA, isCopy(a))
 		got <- verdict{v, err}
 	}
 	r := <-got
 	if r.err != nil || r.v.Copy == nil || r.v.Copy.ID != a.ID || r.v.Copy.Pending {
 		t.Fatalf("copy of A judged after the restart: %+v, %v; want a copy of %s", r.v, r.err, a.ID)
 	}
-	v, err := contentseen.Judge(ctx, w2, copyA2, isCopy(a))
+	v, err := judge(ctx, w2, copyA2, isCopy(a))
 	if err != nil || v.Copy == nil || v.Copy.ID != a.ID {
 		t.Fatalf("exact copy of A: %+v, %v; want a copy of %s", v, err, a.ID)
 	}
 
 	// Worker 3 did not heal within the window: B is gone, its copy claimed.
 	waitSettled(ctx, t, w2)
-	v, err = contentseen.Judge(ctx, w2, copyB, isCopy(b))
+	v, err = judge(ctx, w2, copyB, isCopy(b))
 	if err != nil || v.Seq == 0 {
 		t.Fatalf("copy of B, whose worker did not replay in time: %+v, %v; want claimed (the limit)", v, err)
 	}
@@ -116,11 +144,11 @@ func testHealLostClaim(t *testing.T, copyFirst bool) {
 	checkConsistent(t, w1)
 }
 
-// judgeStore judges e on x and confirms its claim, as a worker storing
-// the page does.
-func judgeStore(ctx context.Context, t *testing.T, x *Index, e contentseen.Entry) contentseen.Verdict {
+// judgeStore judges e on x with judge and confirms its claim, as a worker
+// storing the page does.
+func judgeStore(ctx context.Context, t *testing.T, judge judgeFunc, x *Index, e contentseen.Entry) contentseen.Verdict {
 	t.Helper()
-	v, err := contentseen.Judge(ctx, x, e, func(contentseen.Entry) bool { return false })
+	v, err := judge(ctx, x, e, func(contentseen.Entry) bool { return false })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +258,7 @@ func TestHealLostKeys(t *testing.T) {
 	rdb := client(t, sharedAddr)
 	x := open(t, rdb, Options{Name: newName(), SharedOptions: contentseen.SharedOptions{K: 3}})
 	a := contentseentest.Entry("w/a", 0x1111, 1)
-	if v := judgeStore(ctx, t, x, a); v.Seq == 0 {
+	if v := judgeStore(ctx, t, judgeLookup, x, a); v.Seq == 0 {
 		t.Fatalf("Judge a = %+v", v)
 	}
 	if err := rdb.Del(ctx, x.keys.all...).Err(); err != nil {

@@ -41,7 +41,7 @@ func (x *Index) Lookup(ctx context.Context, fp contentseen.Fingerprint, d [16]by
 	if err != nil {
 		return nil, 0, fmt.Errorf("redisindex: lookup %s: %w", fp, err)
 	}
-	es, tok, err := x.lookupReply(ctx, fp, res)
+	es, tok, err := x.lookupReply(ctx, fp, res, x.opts.K, 0)
 	if err != nil {
 		return nil, 0, fmt.Errorf("redisindex: lookup %s: %w", fp, err)
 	}
@@ -54,8 +54,10 @@ func (x *Index) Lookup(ctx context.Context, fp contentseen.Fingerprint, d [16]by
 
 // lookupReply decodes the lookup script's reply: the live entries with
 // the digest, those of the bucket records within K (read with entries),
-// and the token.
-func (x *Index) lookupReply(ctx context.Context, fp contentseen.Fingerprint, res []any) ([]contentseen.Entry, contentseen.Token, error) {
+// and the token: bucket records within k (at most K) of fp, but not
+// those of seq below (when not 0) or after (LookupClaim's own entry and
+// those claimed after it).
+func (x *Index) lookupReply(ctx context.Context, fp contentseen.Fingerprint, res []any, k int, below uint64) ([]contentseen.Entry, contentseen.Token, error) {
 	if len(res) < 3 {
 		return nil, 0, fmt.Errorf("%w: lookup reply of %d values", errCorrupt, len(res))
 	}
@@ -89,12 +91,12 @@ func (x *Index) lookupReply(ctx context.Context, fp contentseen.Fingerprint, res
 	for _, v := range res[3+3*int(nd):] {
 		if s, ok := v.(string); ok {
 			var err error
-			if seqs, err = near(seqs, s, fp, x.opts.K); err != nil {
+			if seqs, err = near(seqs, s, fp, k); err != nil {
 				return nil, 0, err
 			}
 		}
 	}
-	seqs = slices.DeleteFunc(seqs, func(s uint64) bool { return known[s] })
+	seqs = slices.DeleteFunc(seqs, func(s uint64) bool { return known[s] || below != 0 && s >= below })
 	if len(seqs) == 0 {
 		return out, contentseen.Token(tok), nil
 	}
@@ -410,12 +412,20 @@ func (x *Index) Release(ctx context.Context, seq uint64, id string) error {
 	seq, _ = x.recent.current(seq, id)
 	start := time.Now()
 	res, err := x.entryOp(ctx, releaseScript, seq, id)
+	if err = releaseReply(seq, res, err); err == nil {
+		x.recent.wrote(seq, id, "", 0, stateReleased, start)
+	}
+	return err
+}
+
+// releaseReply is Release's error for the release script's reply res or
+// its error err.
+func releaseReply(seq uint64, res string, err error) error {
 	if err != nil {
 		return fmt.Errorf("redisindex: release %d: %w", seq, err)
 	}
 	switch res {
 	case "ok":
-		x.recent.wrote(seq, id, "", 0, stateReleased, start)
 		return nil
 	case "committed":
 		return fmt.Errorf("redisindex: release %d: %w", seq, contentseen.ErrCommitted)

@@ -5,7 +5,7 @@
 // stored-pages budget. Every operation is one Lua script, so each is
 // atomic and costs one round trip; FinishWith sends Finish in one pipeline
 // with the caller's commands (a stored page's confirm in the shared
-// index).
+// index), and FinishNext sends the worker's next Next with them too.
 //
 // # Keys
 //
@@ -27,6 +27,7 @@
 //	P w:<worker>    set: URLs leased to worker
 //	P workers       zset: worker -> lease expiry (ms)
 //	P clock         the newest script time (ms), to detect outages
+//	P waiting       hash: worker -> when its last Next found nothing (ms)
 //	P stored        counter: pages claimed from the max_pages budget
 //	P once:<id>     the reply of call id (Next, Add, Alias, ClaimPage,
 //	                ReturnPage) for its retries; expires after 2 LeaseTTLs
@@ -52,6 +53,18 @@
 // the URL, stamps the host's last start and puts it back in wait. Because
 // the pop and the stamp are one script, two request starts to a host are
 // never closer than its delay, whichever workers make them.
+//
+// FinishNext sends a Finish and one attempt of Next in one pipeline: two
+// scripts back to back, so a worker's finish and its next URL cost one
+// round trip, with the politeness of Next. Riding with a finish, the Next
+// would take the slot the finish freed before any other worker could: on
+// a host at its in-flight limit with no delay, a worker that joins would
+// wait until the host's queue ran out. So a Next that finds nothing
+// records that its worker waits (P waiting), and one riding with a finish
+// of a URL of the host at the top of ready, at its limit before the
+// finish, while another worker waited within four of its polls, hands out
+// nothing ('yield'): FinishNext pauses one Poll, in which the waiting
+// worker takes the slot, and the caller's Next asks again.
 //
 // SetHostDelay (a robots.txt Crawl-delay) takes effect in this process at
 // once and reaches Redis with the worker's next Next or renewal; until

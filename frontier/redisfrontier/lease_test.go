@@ -137,7 +137,7 @@ func TestAbandonedNextReturns(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The script runs, the reply is dropped: what an abandoned Next leaves.
-	if _, _, err := a.call(ctx, nextScript, "abandoned", 0); err != nil {
+	if _, _, err := a.call(ctx, nextScript, "abandoned", "", a.waitWindow(), 0); err != nil {
 		t.Fatal(err)
 	}
 	frontiertest.Blocked(t, a)

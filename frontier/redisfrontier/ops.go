@@ -36,7 +36,7 @@ func (f *Frontier) Next(ctx context.Context) (frontier.Item, error) {
 		if closed {
 			return frontier.Item{}, frontier.ErrClosed
 		}
-		res, counts, err := f.call(ctx, nextScript, append([]any{f.callID()}, delays...)...)
+		res, counts, err := f.call(ctx, nextScript, append([]any{f.callID(), "", f.waitWindow()}, delays...)...)
 		if err != nil {
 			if f.closeCtx.Err() != nil {
 				return frontier.Item{}, frontier.ErrClosed
@@ -152,6 +152,12 @@ func (f *Frontier) Retry(ctx context.Context, it frontier.Item, after time.Durat
 // last attempt's. The pipeline goes through Client, on which the
 // caller's commands must be meant to run.
 func (f *Frontier) FinishWith(ctx context.Context, it frontier.Item, outcome string, links []frontier.Item, stage func(pipe redis.Pipeliner)) error {
+	return f.finishWith(ctx, it, outcome, links, stage, nil)
+}
+
+// finishWith is FinishWith with after's commands queued after the finish
+// script (FinishNext's next script), sent and retried with it.
+func (f *Frontier) finishWith(ctx context.Context, it frontier.Item, outcome string, links []frontier.Item, stage, after func(pipe redis.Pipeliner)) error {
 	args, err := linkArgs(links)
 	if err != nil {
 		return err
@@ -162,6 +168,9 @@ func (f *Frontier) FinishWith(ctx context.Context, it frontier.Item, outcome str
 		pipe := f.rdb.Pipeline()
 		stage(pipe)
 		fin = finishScript.EvalSha(ctx, pipe, f.keys, append(f.common(), args...)...)
+		if after != nil {
+			after(pipe)
+		}
 		_, err := pipe.Exec(ctx)
 		if err != nil && redisconn.Transient(err) {
 			return err

@@ -165,6 +165,7 @@ local function reclaim(w)
   end
   redis.call('DEL', P .. 'w:' .. w)
   redis.call('ZREM', P .. 'workers', w)
+  redis.call('HDEL', P .. 'waiting', w)
   for h in pairs(touched) do schedule(h) end
 end
 
@@ -228,12 +229,22 @@ local function unlease(url, held, target)
 end
 `
 
-// nextScript: ARGV[6] call id, ARGV[7..] delay pairs (count first).
-// Returns {'item', record, start ms} or {'wait', ms (-1: unknown)}. A
-// second run of a call that handed out a URL still leased to this worker
-// returns that URL again rather than leasing another one.
+// nextScript: ARGV[6] call id, [7] the host of the URL this worker just
+// finished when the call rides with that finish (FinishNext), else empty,
+// [8] how long (ms) a worker's wait counts, [9..] delay pairs (count
+// first). Returns {'item', record, start ms}, {'wait', ms (-1: unknown)}
+// or {'yield'}. A second run of a call that handed out a URL still leased
+// to this worker returns that URL again rather than leasing another one.
+//
+// A plain Next that finds nothing records that its worker waits (P
+// waiting: worker -> ms). A call riding with a finish yields rather than
+// take the slot its finish freed on a host at its in-flight limit while
+// another worker waits (its finish and its next URL would otherwise be one
+// step, and a worker joining a crawl whose host is at its limit with no
+// delay would never get a URL).
 var nextScript = redis.NewScript(prelude + `
-setdelays(7)
+local FREED, WINDOW = ARGV[7], tonumber(ARGV[8])
+setdelays(9)
 local once = P .. 'once:' .. ARGV[6]
 local prev = redis.call('GET', once)
 if prev then
@@ -259,10 +270,26 @@ end
 for _, h in ipairs(redis.call('ZRANGEBYSCORE', P .. 'wait', '-inf', num(NOW), 'LIMIT', 0, 256)) do
   schedule(h)
 end
+-- otherwaits reports whether another worker waited within WINDOW ms,
+-- and forgets the waits older than that.
+local function otherwaits()
+  local ws, found = redis.call('HGETALL', P .. 'waiting'), false
+  for i = 1, #ws, 2 do
+    if tonumber(ws[i + 1]) < NOW - WINDOW then
+      redis.call('HDEL', P .. 'waiting', ws[i])
+    elseif ws[i] ~= ME then
+      found = true
+    end
+  end
+  return found
+end
 for _ = 1, 64 do
   local top = redis.call('ZRANGE', P .. 'ready', 0, 0)
   if #top == 0 then break end
   local h = top[1]
+  if h == FREED and tonumber(redis.call('HGET', P .. 'hin', h) or '0') + 1 >= LIMIT and otherwaits() then
+    return reply({'yield'})
+  end
   local rec, url = pophead(h)
   if rec then
     redis.call('HSET', URLS, url, 'i')
@@ -273,6 +300,7 @@ for _ = 1, 64 do
     redis.call('HINCRBY', N, 'pending', -1)
     redis.call('HINCRBY', N, 'inflight', 1)
     redis.call('SET', once, url, 'PX', num(ONCE))
+    redis.call('HDEL', P .. 'waiting', ME)
     schedule(h)
     return reply({'item', rec, num(NOW)})
   end
@@ -290,6 +318,7 @@ end
 sooner(P .. 'wait')
 sooner(P .. 'retry')
 sooner(P .. 'workers')
+if FREED == '' then redis.call('HSET', P .. 'waiting', ME, num(NOW)) end
 return reply({'wait', num(wait)})
 `)
 
