@@ -9,44 +9,57 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Storage format 3 of BoltIndex: every table is a sorted run of permuted
-// fingerprints cut into compressed blocks. All tables share one bucket
-// ("tables"):
+// Storage formats 3 and 4 of BoltIndex: every table is a sorted run of
+// permuted fingerprints cut into compressed blocks. All tables share one
+// bucket ("tables"):
 //
 //	key   table number (1 byte) + the block's first entry (8 bytes,
 //	      big-endian)
 //	value code version (1 byte); n, the number of entries (2 bytes);
-//	      table 0 only: m, the bytes of the coded stream (2 bytes); r, the
-//	      number of restart points (1 byte) and their bit offsets in the
-//	      stream (2 bytes each); the stream: each entry after the first
-//	      as the Huffman code of its symbol — h, the position (0 = most
-//	      significant) of the first bit where it differs from the entry
-//	      before, with the two bits after h — then its remaining 61-h bits
-//	      (the bit at h is 1: the run is sorted), except every 128th entry,
-//	      a restart point, written in full (64 bits); table 0 only: id
-//	      width w (1 byte) and the n ids, w bytes each, big-endian
+//	      table 0 only: m, the bytes of the coded stream (2 bytes); the
+//	      restart section (boltrestart.go): the restart points' count and
+//	      bit offsets in the stream (format 4: with the gap in entries
+//	      from the one before, and a flag on those that begin a prefix
+//	      range); the stream: each entry after the first as the Huffman
+//	      code of its symbol — h, the position (0 = most significant) of
+//	      the first bit where it differs from the entry before, with the
+//	      two bits after h — then its remaining 61-h bits (the bit at h is
+//	      1: the run is sorted), except the restart points, written in
+//	      full (64 bits); table 0 only: id width w (1 byte) and the n ids,
+//	      w bytes each, big-endian
+//
+// The formats differ only in where restart points go: format 3 at every
+// 128th entry, format 4 at the first entry of a prefix range (see
+// boltrestart.go). An index records its format and keeps it: blocks a
+// merge writes into a format 3 index are format 3.
 //
 // Only table 0 keeps ids: a match found in another table takes its id
 // from table 0 (matches are rare; the saved bytes are in every block).
 // Table 0 is always written first, so a fingerprint in another table's
 // blocks is in table 0's.
 //
-// A query seeks once per table to the block holding its prefix (bbolt's
-// branch pages are the block directory: one key per leaf page, in memory
-// once touched), reads the restart points to find the last one at or
-// before the prefix, and decodes entries from there to the end of the
-// prefix range, one table lookup per entry. A restart point costs about 30
-// bits (a full entry instead of a coded one, and its offset): 0.25 bits
-// per entry, for decoding some 64 entries before the prefix on average
-// instead of half a block's 350. Blocks are written only by bulk loads and
-// by merges of the delta (boltmerge.go); a merge rewrites a run of
-// adjacent blocks with their new entries and cuts it into as few blocks
-// of at most limit bytes as hold it.
+// A query finds, per table, the block holding each of its prefixes
+// (bbolt's branch pages are the block directory: one key per leaf page,
+// in memory once touched; a prefix a few blocks after the last is reached
+// by stepping the cursor), then decodes them (boltdecode.go): from the
+// restart point that begins the prefix range or the last one before it to
+// the end of the range, one load and one table lookup per entry, two
+// ranges at a time. Blocks are written only by bulk loads and by merges
+// of the delta (boltmerge.go); a merge rewrites a run of adjacent blocks
+// with their new entries and cuts it into as few blocks of at most limit
+// bytes as hold it.
 
-// formatVersion is recorded under formatKey in the meta bucket. Format 1
-// (one key per fingerprint) had no version key; format 2 stored blocks of
-// uncompressed entries with ids in every table and had no delta.
-const formatVersion = "3"
+// formatVersion is recorded under formatKey in the meta bucket, the
+// format of a new index. Format 1 (one key per fingerprint) had no version
+// key; format 2 stored blocks of uncompressed entries with ids in every
+// table and had no delta; format 3 put restart points at every 128th
+// entry.
+const formatVersion = "4"
+
+// oldestFormat is the oldest storage format this version reads (and
+// writes, into an index that has it: format 3 differs only in where its
+// blocks put restart points, boltrestart.go).
+const oldestFormat = "3"
 
 // maxBlock is the default largest block value in bytes: one full block
 // fills a 4 KiB bbolt leaf page (16 bytes of page header, 16 of element
@@ -59,8 +72,8 @@ const formatVersion = "3"
 // also save space: each costs its 25 bytes of key and element header plus
 // 3 of its own (0.35 bits per entry at 4 KB, twice that at 2 KB, against
 // issue 6's budget of 3 bits over the floor, of which the coding takes
-// 1.6). They cost a query little, because the restart points (every 128
-// entries, below) bound what it decodes per table whatever the block size.
+// 1.6). They cost a query little, because the restart points bound what
+// it decodes per table whatever the block size.
 const maxBlock = 4055
 
 // blockHeader is the fixed bytes that start a block: version and count.
@@ -68,9 +81,9 @@ const maxBlock = 4055
 // have their restart points.
 const blockHeader = 1 + 2
 
-// restartEvery is the distance between restart points. A restart's bit
-// offset is 16 bits: block streams must stay under 8 KiB (maxBlock is
-// 4,055 bytes; tests use less).
+// restartEvery is the distance between format 3's restart points. A
+// restart's bit offset is 16 bits (format 4: 15): block streams must stay
+// under 8 KiB (format 4: 4 KiB; maxBlock is 4,055 bytes; tests use less).
 const restartEvery = 128
 
 // maxBlockEntries bounds a block's entries: n is 2 bytes, the number of
@@ -88,7 +101,10 @@ type block struct {
 	n        int
 	first    uint64
 	stream   []byte
-	restarts []byte // bit offsets in stream, 2 bytes each
+	restarts []byte // the restart section's records (boltrestart.go)
+	nr       int    // restart points
+	v4       bool   // format 4's restart section
+	pre      int    // the table's prefix bits
 	code     *hcode
 	w        int    // id width, table 0
 	ids      []byte // table 0
@@ -102,6 +118,7 @@ func (x *BoltIndex) parseBlock(t int, k, v []byte) (block, error) {
 	b := block{
 		n:     int(binary.BigEndian.Uint16(v[1:])),
 		first: binary.BigEndian.Uint64(k[1:]),
+		pre:   x.layout.PrefixBits(t),
 	}
 	if b.n == 0 {
 		return block{}, fmt.Errorf("corrupt block: no entries")
@@ -114,12 +131,11 @@ func (x *BoltIndex) parseBlock(t int, k, v []byte) (block, error) {
 		m = int(binary.BigEndian.Uint16(v[at:]))
 		at += 2
 	}
-	nr := (b.n - 1) / restartEvery
-	if len(v) < at+1+2*nr || int(v[at]) != nr {
-		return block{}, fmt.Errorf("corrupt block: restart points for %d entries", b.n)
+	rb, err := b.parseRestarts(v[at:], x.format >= 4)
+	if err != nil {
+		return block{}, err
 	}
-	b.restarts = v[at+1 : at+1+2*nr]
-	at += 1 + 2*nr
+	at += rb
 	if m < 0 {
 		m = len(v) - at
 	}
@@ -134,7 +150,6 @@ func (x *BoltIndex) parseBlock(t int, k, v []byte) (block, error) {
 		}
 		b.w, b.ids = int(rest[0]), rest[1:]
 	}
-	var err error
 	b.code, err = x.codes.get(t, v[0])
 	return b, err
 }
@@ -149,40 +164,49 @@ func (b *block) id(i int) uint64 {
 }
 
 // seek returns where to start decoding for entries >= lo: the index and
-// value of the last restart point (or the first entry) at or below lo,
-// and a reader positioned after it.
-func (b *block) seek(lo uint64) (i int, cur uint64, r bitReader) {
-	return b.seekFrom(lo, 0, b.first, bitReader{b: b.stream})
+// value of the last restart point (or the first entry) that startFrom
+// allows (at or below lo, or beginning lo's prefix range), a reader
+// positioned after it and the cursor on the restart point after it.
+func (b *block) seek(lo uint64) (i int, cur uint64, r bitReader, rc restartCursor) {
+	return b.seekFrom(lo, 0, b.first, bitReader{b: b.stream}, b.firstRestart())
 }
 
 // seekFrom is seek for a decoder already at entry i (value cur, reader r
-// after it) of b: it jumps to the last restart point at or below lo if
-// that is after i, else keeps the position. Restart points at or before i
-// are not read again.
-func (b *block) seekFrom(lo uint64, i int, cur uint64, r bitReader) (int, uint64, bitReader) {
-	for jr := i / restartEvery; 2*jr < len(b.restarts); jr++ {
-		off := int(binary.BigEndian.Uint16(b.restarts[2*jr:]))
+// after it, next restart point rc) of b: it jumps to the last restart
+// point at or below lo if that is after i, else keeps the position.
+// Restart points at or before i are not read again.
+func (b *block) seekFrom(lo uint64, i int, cur uint64, r bitReader, rc restartCursor) (int, uint64, bitReader, restartCursor) {
+	for ; rc.j < b.nr; rc = b.after(rc) {
+		off := int(b.restartOff(rc.j))
 		rr := bitReader{b: b.stream[min(off>>3, len(b.stream)):]}
 		rr.read(uint(off & 7))
 		v := rr.read(64)
-		if v > lo {
+		if !b.startFrom(rc.j, v, lo) {
 			break
 		}
-		i, cur, r = (jr+1)*restartEvery, v, rr
+		i, cur, r = rc.next, v, rr
 	}
-	return i, cur, r
+	return i, cur, r, rc
 }
 
 // blockIter decodes a block's entries in order.
 type blockIter struct {
+	b    *block
 	r    bitReader
 	code *hcode
 	cur  uint64
 	i, n int
+	rc   restartCursor // the next restart point
 }
 
 func (b *block) iter() blockIter {
-	return blockIter{r: bitReader{b: b.stream}, code: b.code, cur: b.first, n: b.n}
+	return blockIter{b: b, r: bitReader{b: b.stream}, code: b.code, cur: b.first, n: b.n, rc: b.firstRestart()}
+}
+
+// iterAt returns an iterator whose last entry returned was entry i, cur,
+// with the reader and restart cursor seek gave.
+func (b *block) iterAt(i int, cur uint64, r bitReader, rc restartCursor) blockIter {
+	return blockIter{b: b, r: r, code: b.code, cur: cur, i: i + 1, n: b.n, rc: rc}
 }
 
 // next returns the next entry; call it at most n times.
@@ -191,9 +215,11 @@ func (it *blockIter) next() uint64 {
 		it.i = 1
 		return it.cur
 	}
+	i := it.i
 	it.i++
 	r := &it.r
-	if (it.i-1)%restartEvery == 0 {
+	if i == it.rc.next {
+		it.rc = it.b.after(it.rc)
 		it.cur = r.read(64)
 		return it.cur
 	}
@@ -269,123 +295,112 @@ func seekBlock(c *bolt.Cursor, t int, p uint64) (k, v []byte) {
 	return nil, nil
 }
 
-// scanTable appends to ms every entry of table t within k of fp (permuted
-// p) in the prefix range [lo, hi], skipping fingerprints already in ms.
-// Matches outside table 0 get their ids from table 0.
-func (x *BoltIndex) scanTable(tables *bolt.Bucket, c *bolt.Cursor, t int, p, lo, hi uint64, k int, ms []Match) ([]Match, error) {
-	s := tableScan{x: x, tables: tables, c: c, t: t}
-	return s.scan(p, lo, hi, k, ms)
-}
-
-// tableScan reads prefix ranges of one table in increasing order (a
-// multi-probe query's), keeping the block where the last one ended so that
-// a range starting in that block or the next needs no seek.
+// tableScan finds the blocks of prefix ranges of one table visited in
+// increasing order (a multi-probe query's), keeping the block where the
+// last one ended so that a range starting in that block or a few after it
+// needs no seek. It reads the block after the current one only when the
+// current one's last restart point does not settle where a range starts
+// or ends: at 10M a block holds four or five prefix ranges, and reading
+// the next block's key is a cache miss on a page the query may not need.
 type tableScan struct {
-	x      *BoltIndex
-	tables *bolt.Bucket
-	c      *bolt.Cursor
-	t      int
+	x *BoltIndex
+	c *bolt.Cursor
+	t int
 
-	key, val   []byte // the current block; nil before the first seek
-	nkey, nval []byte // the block after it, where the cursor is (another table's or nil past the end)
+	key, val []byte // the current block; nil before the first seek
+	last     uint64 // the current block's last restart point's value (its first entry's without one): it holds entries up to this one at least
+	fetched  bool   // nkey, nval hold the block after the current one, where the cursor is
+	nkey     []byte // another table's block or nil past the end: the current one is the last
+	nval     []byte
 }
 
-// nextFirst returns the first entry of the block after the current one,
-// false when the current one is the table's last.
-func (s *tableScan) nextFirst() (uint64, bool) {
+// stepBlocks bounds the blocks a tableScan steps over with Next before it
+// seeks instead: a step touches one page, a seek descends from the root
+// (four pages at 10M, with a binary search in each).
+const stepBlocks = 3
+
+// setCurrent makes block (k, v) current.
+func (s *tableScan) setCurrent(k, v []byte) error {
+	b, err := s.x.parseBlock(s.t, k, v)
+	if err != nil {
+		return fmt.Errorf("table %d block %x: %w", s.t, k[1:], err)
+	}
+	s.key, s.val, s.fetched, s.last = k, v, false, b.first
+	if b.nr > 0 {
+		s.last = read64At(b.stream, b.restartOff(b.nr-1))
+	}
+	return nil
+}
+
+// next returns the first entry of the block after the current one, false
+// when the current one is the table's last.
+func (s *tableScan) next() (uint64, bool) {
+	if !s.fetched {
+		s.nkey, s.nval = s.c.Next()
+		s.fetched = true
+	}
 	if len(s.nkey) == 9 && int(s.nkey[0]) == s.t {
 		return binary.BigEndian.Uint64(s.nkey[1:]), true
 	}
 	return 0, false
 }
 
-// scan appends the matches in [lo, hi]; lo must not be below the last
-// call's hi.
-func (s *tableScan) scan(p, lo, hi uint64, k int, ms []Match) ([]Match, error) {
-	if nf, ok := s.nextFirst(); s.key == nil || ok && lo >= nf {
-		if s.key, s.val = seekBlock(s.c, s.t, lo); s.key == nil {
-			return ms, nil
-		}
-		s.nkey, s.nval = s.c.Next()
+// seek makes the block holding lo's place current; false when the table
+// has no block.
+func (s *tableScan) seek(lo uint64) (bool, error) {
+	k, v := seekBlock(s.c, s.t, lo)
+	if k == nil {
+		return false, nil
 	}
-	for binary.BigEndian.Uint64(s.key[1:]) <= hi {
-		var done bool
-		var err error
-		if ms, done, err = s.x.scanBlock(s.tables, s.t, s.key, s.val, p, lo, hi, k, ms); err != nil || done {
-			return ms, err
-		}
-		if _, ok := s.nextFirst(); !ok {
-			break
-		}
-		s.key, s.val = s.nkey, s.nval
-		s.nkey, s.nval = s.c.Next()
-	}
-	return ms, nil
+	return true, s.setCurrent(k, v)
 }
 
-// scanBlock appends the matches of block (key, v) of table t in [lo, hi];
-// done reports that the block holds entries past hi.
-func (x *BoltIndex) scanBlock(tables *bolt.Bucket, t int, key, v []byte, p, lo, hi uint64, k int, ms []Match) (_ []Match, done bool, err error) {
-	b, err := x.parseBlock(t, key, v)
-	if err != nil {
-		return ms, false, fmt.Errorf("table %d block %x: %w", t, key[1:], err)
+// place makes current the block holding lo's place: the last one starting
+// at or below lo (the table's first if lo is below all). lo must not be
+// below the last call's.
+func (s *tableScan) place(lo uint64) (bool, error) {
+	if s.key == nil {
+		return s.seek(lo)
 	}
-	// The decoding loop of blockIter.next, by hand: the reader's
-	// state stays in registers.
-	dec := &b.code.dec
-	start, e, r := b.seek(lo)
-	for i := start; i < b.n; i++ {
-		if i == start {
-			// e is entry start, from seek.
-		} else if i%restartEvery == 0 {
-			e = r.read(64)
-		} else {
-			if r.n < 56 {
-				r.refill()
-			}
-			d := dec[r.acc>>(64-maxCodeLen)]
-			l := uint(d>>8) & 0xff
-			r.acc <<= l
-			r.n -= l
-			sym := &symbols[d&0xff]
-			var suf uint64
-			if s := uint(d>>16) & 0xff; s <= r.n {
-				suf = r.acc >> (64 - s)
-				r.acc <<= s
-				r.n -= s
-			} else {
-				suf = r.read(s)
-			}
-			e = e&sym.keep | sym.set | suf
+	first := binary.BigEndian.Uint64(s.key[1:])
+	for step := 0; lo > s.last; step++ {
+		nf, ok := s.next()
+		if !ok || lo < nf {
+			break
 		}
-		if e < lo {
-			continue
+		// Blocks cover about equal spans of keys: seek when lo lies
+		// more than stepBlocks of this one's span on.
+		if step == stepBlocks || (lo-nf)/max(nf-first, 1) >= stepBlocks {
+			return s.seek(lo)
 		}
-		if e > hi {
-			return ms, true, nil
+		if err := s.setCurrent(s.nkey, s.nval); err != nil {
+			return false, err
 		}
-		d := bits.OnesCount64(e ^ p)
-		if d > k {
-			continue
-		}
-		f := x.layout.Unpermute(t, e)
-		if hasFingerprint(ms, f) { // found in an earlier table
-			continue
-		}
-		var id uint64
-		if t == 0 {
-			id = b.id(i)
-		} else {
-			var ok bool
-			if id, ok, err = x.lookupBlocks(tables, f); err != nil {
-				return ms, false, err
-			} else if !ok {
-				return ms, false, fmt.Errorf("table %d holds %v, table 0 does not", t, f)
-			}
-		}
-		ms = append(ms, Match{ID: id, Fingerprint: f, Distance: d})
+		first = nf
 	}
-	return ms, false, nil
+	return true, nil
+}
+
+// segments appends to segs the parts of prefix range [lo, hi] in each
+// block that may hold its entries, to compare with p (permuted); lo must
+// not be below the last call's hi.
+func (s *tableScan) segments(p, lo, hi uint64, segs []blockSegment) ([]blockSegment, error) {
+	if ok, err := s.place(lo); !ok || err != nil {
+		return segs, err
+	}
+	for binary.BigEndian.Uint64(s.key[1:]) <= hi {
+		segs = append(segs, blockSegment{t: s.t, key: s.key, v: s.val, p: p, lo: lo, hi: hi})
+		if hi < s.last {
+			break // the block holds an entry past the range
+		}
+		if nf, ok := s.next(); !ok || nf > hi {
+			break
+		}
+		if err := s.setCurrent(s.nkey, s.nval); err != nil {
+			return segs, err
+		}
+	}
+	return segs, nil
 }
 
 // lookupBlocks returns the id stored with fp in table 0's blocks.
@@ -411,26 +426,43 @@ func (x *BoltIndex) lookupBlocks(tables *bolt.Bucket, fp Fingerprint) (uint64, b
 	return 0, false, nil
 }
 
-// encodeBlock returns the value of the block of es (sorted, not empty).
-func encodeBlock(es []entry, ver uint8, c *hcode, withIDs bool) []byte {
-	nr := (len(es) - 1) / restartEvery
-	v := make([]byte, blockHeader, blockHeader+2+1+2*nr+len(es)*8)
+// encodeBlock returns the value of the block of es (sorted, not empty),
+// with restart points where rule puts them.
+func encodeBlock(es []entry, ver uint8, c *hcode, withIDs bool, rule restartRule) []byte {
+	rs := restartPoints(es, rule)
+	nr := len(rs)
+	v := make([]byte, blockHeader, blockHeader+2+rule.sectionBytes(nr)+len(es)*8)
 	v[0] = ver
 	binary.BigEndian.PutUint16(v[1:], uint16(len(es)))
 	if withIDs {
 		v = append(v, 0, 0)
 	}
-	v = append(v, byte(nr))
-	restarts := len(v)
-	v = append(v, make([]byte, 2*nr)...)
+	section := len(v)
+	if rule.v4 {
+		v = binary.BigEndian.AppendUint16(v, uint16(nr))
+	} else {
+		v = append(v, byte(nr))
+	}
+	restarts := len(v) // the records, after the count
+	v = append(v, make([]byte, section+rule.sectionBytes(nr)-restarts)...)
 	stream := len(v)
 	w := bitWriter{b: v}
+	j, last := 0, 0
 	for i := 1; i < len(es); i++ {
 		cur := es[i].p
-		if i%restartEvery == 0 {
-			off := 8*(len(w.b)-stream) + int(w.n)
-			binary.BigEndian.PutUint16(w.b[restarts+2*(i/restartEvery-1):], uint16(off))
+		if j < nr && rs[j] == i {
+			off := uint16(8*(len(w.b)-stream) + int(w.n))
+			if rule.v4 {
+				if bits.LeadingZeros64(es[i-1].p^cur) < rule.pre {
+					off |= rangeStartFlag
+				}
+				w.b[restarts+3*j] = byte(i - last)
+				binary.BigEndian.PutUint16(w.b[restarts+3*j+1:], off)
+			} else {
+				binary.BigEndian.PutUint16(w.b[restarts+2*j:], off)
+			}
 			w.write(cur, 64)
+			j, last = j+1, i
 			continue
 		}
 		sym, rest := symbolOf(uint(bits.LeadingZeros64(es[i-1].p^cur)), cur)
@@ -450,22 +482,29 @@ func encodeBlock(es []entry, ver uint8, c *hcode, withIDs bool) []byte {
 }
 
 // fits returns how many entries of es, from the first, one block of at
-// most limit bytes holds (at least one), and adds their symbols to hist.
-func fits(es []entry, c *hcode, withIDs bool, limit int, hist *[hSymbols]uint64) int {
+// most limit bytes holds (at least one), with restart points where rule
+// puts them, and adds their symbols to hist.
+func fits(es []entry, c *hcode, withIDs bool, limit int, rule restartRule, hist *[hSymbols]uint64) int {
 	bitsUsed, maxID := 0, uint64(0)
-	n := 0
+	n, nr, last := 0, 0, 0
 	for i, e := range es {
 		var add, sym int
-		restart := i > 0 && i%restartEvery == 0
-		switch {
-		case restart:
-			add = 64
-		case i > 0:
-			var rest uint
-			sym, rest = symbolOf(uint(bits.LeadingZeros64(es[i-1].p^e.p)), e.p)
-			add = int(c.lens[sym]) + int(rest)
+		restart := false
+		if i > 0 {
+			h := uint(bits.LeadingZeros64(es[i-1].p ^ e.p))
+			if restart = rule.at(i, last, h); restart {
+				add = 64
+			} else {
+				var rest uint
+				sym, rest = symbolOf(h, e.p)
+				add = int(c.lens[sym]) + int(rest)
+			}
 		}
-		size := blockHeader + 1 + 2*(i/restartEvery) + (bitsUsed+add+7)/8
+		nri := nr
+		if restart {
+			nri++
+		}
+		size := blockHeader + rule.sectionBytes(nri) + (bitsUsed+add+7)/8
 		if withIDs {
 			m := maxID | e.id
 			size += 2 + 1 + (i+1)*max(1, (bits.Len64(m)+7)/8)
@@ -473,7 +512,9 @@ func fits(es []entry, c *hcode, withIDs bool, limit int, hist *[hSymbols]uint64)
 		if i > 0 && (size > limit || i >= maxBlockEntries) {
 			break
 		}
-		if i > 0 && !restart {
+		if restart {
+			nr, last = nri, i
+		} else if i > 0 {
 			hist[sym]++
 		}
 		bitsUsed += add
@@ -496,8 +537,8 @@ func (x *BoltIndex) writeBlocks(tables *bolt.Bucket, t int, es []entry, hist *[h
 	written := 0
 	for start := 0; start < len(es); nb-- {
 		target := (len(es) - start + max(nb, 1) - 1) / max(nb, 1)
-		n := fits(es[start:start+target], c, t == 0, x.blockLimit, hist)
-		if err := tables.Put(blockKey(t, es[start].p), encodeBlock(es[start:start+n], ver, c, t == 0)); err != nil {
+		n := fits(es[start:start+target], c, t == 0, x.blockLimit, x.restartRule(t), hist)
+		if err := tables.Put(blockKey(t, es[start].p), encodeBlock(es[start:start+n], ver, c, t == 0, x.restartRule(t))); err != nil {
 			return written, fmt.Errorf("table %d: write block: %w", t, err)
 		}
 		start += n
@@ -522,7 +563,7 @@ func (x *BoltIndex) greedyFrom(t int, es []entry, start int) (nb, last int) {
 	last = start
 	for i := start; i < len(es); nb++ {
 		last = i
-		i += fits(es[i:], c, t == 0, x.blockLimit, &scratch)
+		i += fits(es[i:], c, t == 0, x.blockLimit, x.restartRule(t), &scratch)
 	}
 	return nb, last
 }
@@ -670,10 +711,11 @@ func mergeRun(buf, old, add []entry) ([]entry, int) {
 const absorbBlocks = 16
 
 // fewestPerBlock is a lower bound on the entries a block of blockLimit
-// bytes holds: an entry takes at most 80 bits (a code of 12 and 61 more,
-// or a restart point's 64 and its 16-bit offset), the header 4 bytes.
+// bytes holds: an entry takes at most 88 bits (a code of 12 and 61 more,
+// or a restart point's 64 and its record of up to 24 bits), the header 5
+// bytes.
 func (x *BoltIndex) fewestPerBlock() int {
-	return max(1, (x.blockLimit-blockHeader-1)*8/80)
+	return max(1, (x.blockLimit-blockHeader-2)*8/88)
 }
 
 // nextFirst returns the first entry of the block after the cursor's (in

@@ -203,7 +203,7 @@ func TestBoltBlockBoundaryAtPrefix(t *testing.T) {
 		for j := i; j < min(i+4, len(ps)); j++ {
 			es = append(es, entry{ps[j], uint64(j + 1)})
 		}
-		x.blockLimit = max(x.blockLimit, len(encodeBlock(es, 0, code, true)))
+		x.blockLimit = max(x.blockLimit, len(encodeBlock(es, 0, code, true, x.restartRule(0))))
 	}
 	if err := x.AddBatch(context.Background(), ids, fps); err != nil {
 		t.Fatal(err)

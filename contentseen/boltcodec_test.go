@@ -87,7 +87,8 @@ func TestBuildCode(t *testing.T) {
 func abs(v int) int { return max(v, -v) }
 
 // TestBlockCodec encodes sorted runs (even, clustered, adjacent values,
-// both ends of the key space) with flat and built codes and decodes them.
+// both ends of the key space) with flat and built codes, in formats 3 and
+// 4, and decodes them.
 func TestBlockCodec(t *testing.T) {
 	rng := rand.New(rand.NewPCG(testSeed(t), 23))
 	x := &BoltIndex{layout: DefaultLayout()}
@@ -125,7 +126,8 @@ func TestBlockCodec(t *testing.T) {
 			ver = uint8(1 + round%200)
 			x.codes.register(0, int(ver), c)
 		}
-		v := encodeBlock(es, ver, c, true)
+		x.format = 3 + round/2%2 // both restart rules, with flat and built codes
+		v := encodeBlock(es, ver, c, true, x.restartRule(0))
 		k := blockKey(0, es[0].p)
 		b, err := x.parseBlock(0, k, v)
 		if err != nil {

@@ -83,6 +83,7 @@ type BoltIndex struct {
 
 	bucket     []byte // top-level bucket name
 	blockLimit int    // largest block value written, bytes; tests lower it
+	format     int    // the index's storage format, 3 or 4 (formatVersion), set by Open
 	minDelta   int    // if > 0, the delta size that starts a merge; tests lower it
 
 	codes codeRegistry
@@ -240,6 +241,7 @@ func (x *BoltIndex) initMeta(db *bolt.DB) error {
 			}
 		}
 		meta = top.Bucket(metaBucket)
+		x.format = formatNumber(formatVersion)
 		for _, kv := range [][2][]byte{
 			{layoutKey, []byte(x.layout.Name())},
 			{schemeKey, []byte(x.scheme)},
@@ -266,13 +268,15 @@ func (x *BoltIndex) checkMeta(db *bolt.DB) error {
 }
 
 func (x *BoltIndex) checkMetaBucket(meta *bolt.Bucket) error {
-	if f := meta.Get(formatKey); string(f) != formatVersion {
+	f := meta.Get(formatKey)
+	if !readableFormat(string(f)) {
 		if f == nil {
 			f = []byte("1") // format 1 had no version key
 		}
-		return fmt.Errorf("contentseen: index in bucket %q has storage format %s, this version reads format %s: rebuild the index (a crawl's: crawl index migrate --data DIR)",
-			x.bucket, f, formatVersion)
+		return fmt.Errorf("contentseen: index in bucket %q has storage format %s, this version reads formats %s to %s: rebuild the index (a crawl's: crawl index migrate --data DIR)",
+			x.bucket, f, oldestFormat, formatVersion)
 	}
+	x.format = formatNumber(string(f))
 	layout, scheme := string(meta.Get(layoutKey)), string(meta.Get(schemeKey))
 	if layout != x.layout.Name() || scheme != x.scheme {
 		return fmt.Errorf("contentseen: index in bucket %q was built with layout %s and scheme %q, opened with layout %s and scheme %q",
@@ -282,6 +286,17 @@ func (x *BoltIndex) checkMetaBucket(meta *bolt.Bucket) error {
 		return fmt.Errorf("contentseen: index in bucket %q: a bulk load (AddBatch) was interrupted; rebuild the index", x.bucket)
 	}
 	return nil
+}
+
+// readableFormat reports whether this version reads storage format f.
+func readableFormat(f string) bool { return f == oldestFormat || f == formatVersion }
+
+// formatNumber returns readable format f as a number.
+func formatNumber(f string) int {
+	if f == oldestFormat {
+		return 3
+	}
+	return 4
 }
 
 // Layout returns the index's layout.
@@ -474,13 +489,15 @@ func (x *BoltIndex) near(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int) (
 	c := tables.Cursor()
 	e := x.layout.ProbeRadius(k)
 	var lowBuf [256]uint64
-	lows := lowBuf[:0] // a multi-probe query's prefixes in one table, sorted
+	var segBuf [96]blockSegment
+	segs := segBuf[:0] // the blocks to decode, found first and decoded two at a time
+	var err error
 	for t := range x.layout.Tables() {
 		p := x.layout.Permute(t, fp)
+		s := tableScan{x: x, c: c, t: t}
 		if e == 0 {
 			lo, hi := x.layout.prefixRange(t, p)
-			var err error
-			if ms, err = x.scanTable(tables, c, t, p, lo, hi, k, ms); err != nil {
+			if segs, err = s.segments(p, lo, hi, segs); err != nil {
 				return nil, fmt.Errorf("contentseen: near %v: %w", fp, err)
 			}
 			continue
@@ -488,20 +505,21 @@ func (x *BoltIndex) near(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int) (
 		// Every prefix within e bits of p's, in key order so that the
 		// cursor moves forwards.
 		pre := x.layout.PrefixBits(t)
-		lows = lows[:0]
+		lows := lowBuf[:0] // the prefixes, sorted
 		for _, m := range probeMasks(pre, min(e, pre)) {
 			lo, _ := x.layout.prefixRange(t, p^m)
 			lows = append(lows, lo)
 		}
 		slices.Sort(lows)
-		s := tableScan{x: x, tables: tables, c: c, t: t}
 		for _, lo := range lows {
 			_, hi := x.layout.prefixRange(t, lo)
-			var err error
-			if ms, err = s.scan(p, lo, hi, k, ms); err != nil {
+			if segs, err = s.segments(p, lo, hi, segs); err != nil {
 				return nil, fmt.Errorf("contentseen: near %v: %w", fp, err)
 			}
 		}
+	}
+	if ms, err = x.scanSegments(tables, segs, k, ms); err != nil {
+		return nil, fmt.Errorf("contentseen: near %v: %w", fp, err)
 	}
 	v := x.delta.view(tx, top.Bucket(deltaBucket))
 	if v.scan {

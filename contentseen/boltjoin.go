@@ -185,6 +185,7 @@ func (x *BoltIndex) joinRange(tables *bolt.Bucket, j *Joiner, t int, pb []uint64
 		i      int    // index in b of cur
 		cur    uint64 // the entry being compared
 		r      bitReader
+		rc     restartCursor // b's next restart point after i
 	)
 	// next returns the block after the cursor's if it is in table t.
 	next := func() ([]byte, []byte) {
@@ -222,9 +223,9 @@ func (x *BoltIndex) joinRange(tables *bolt.Bucket, j *Joiner, t int, pb []uint64
 				return out, fmt.Errorf("block %x: %w", key[1:], err)
 			}
 			loaded = true
-			i, cur, r = b.seek(lo)
+			i, cur, r, rc = b.seek(lo)
 		case cur < lo:
-			i, cur, r = b.seekFrom(lo, i, cur, r)
+			i, cur, r, rc = b.seekFrom(lo, i, cur, r, rc)
 		}
 
 		// Decode the prefix range. The decoding loop of blockIter.next by
@@ -268,10 +269,12 @@ func (x *BoltIndex) joinRange(tables *bolt.Bucket, j *Joiner, t int, pb []uint64
 				nk, nv = next()
 				dec = &b.code.dec
 				i, cur = 0, b.first
+				rc = b.firstRestart()
 				buf, pos, acc, nb = b.stream, 0, 0, 0
 				continue
 			}
-			if i%restartEvery == 0 {
+			if i == rc.next {
+				rc = b.after(rc)
 				r = bitReader{b: buf, pos: pos, acc: acc, n: nb}
 				cur = r.read(64)
 				buf, pos, acc, nb = r.b, r.pos, r.acc, r.n
@@ -374,8 +377,8 @@ func (x *BoltIndex) resolveIDs(tables *bolt.Bucket, pend []pendingID, out []Pair
 			}
 			loaded = true
 		}
-		i, e, r := b.seek(q.p)
-		it := blockIter{r: r, code: b.code, cur: e, i: i + 1, n: b.n}
+		i, e, r, rc := b.seek(q.p)
+		it := b.iterAt(i, e, r, rc)
 		for e < q.p && it.i < it.n {
 			e = it.next()
 			i++
@@ -448,8 +451,8 @@ func (x *BoltIndex) findEntry(tables *bolt.Bucket, t int, p uint64) (block, int,
 	if err != nil {
 		return block{}, 0, false, fmt.Errorf("table %d block %x: %w", t, key[1:], err)
 	}
-	i, e, r := b.seek(p)
-	it := blockIter{r: r, code: b.code, cur: e, i: i + 1, n: b.n}
+	i, e, r, rc := b.seek(p)
+	it := b.iterAt(i, e, r, rc)
 	for {
 		if e >= p {
 			return b, i, e == p, nil

@@ -46,6 +46,11 @@ func ScanBoltTx(tx *bolt.Tx, bucket string, fn func(id uint64, fp Fingerprint) e
 	return nil
 }
 
+// BoltFormat is the storage format a new BoltIndex is written in. An index
+// in an older format that this version still reads (format 3: BoltFormatTx
+// reports it current) works as it is; rebuilding it writes this format.
+const BoltFormat = formatVersion
+
 // BoltFormatTx returns the storage format recorded by the BoltIndex kept
 // in bucket ("" means "contentseen") of tx's database ("1" for an index
 // from before formats were recorded, "" when there is none), and whether
@@ -62,5 +67,5 @@ func BoltFormatTx(tx *bolt.Tx, bucket string) (format string, current bool) {
 	if f == "" {
 		f = "1"
 	}
-	return f, f == formatVersion
+	return f, readableFormat(f)
 }

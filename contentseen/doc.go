@@ -170,8 +170,8 @@
 //
 //	layout   tables space  k     e  ranges  candidates  memory p50   bbolt p50
 //	4x16     4      1x     3     0  4       610         1.6-2.2 µs   20 µs
-//	4x16     4      1x     4-7   1  68      10,376      21-23 µs     241 µs
-//	4x16     4      1x     8-11  2  548     83,618      169 µs       1.07-1.40 ms (1M)
+//	4x16     4      1x     4-7   1  68      10,376      21-23 µs     190 µs
+//	4x16     4      1x     8-11  2  548     83,618      169 µs       510 µs (1M)
 //	3x21     3      0.75x  4-5   1  67      265         14 µs        -
 //	3x21     3      0.75x  6-8   2  718     2,818       106 µs       -
 //	5x13     5      1.25x  5-9   1  69      100,098     (computed)
@@ -205,20 +205,44 @@
 // branch and taking the id of a match outside table 0 through the
 // directory instead of a binary search over 10M keys (measured together),
 // then 15 to 20% from the huge pages. bbolt at 10M, load 15 to 23: k=3
-// 20 µs, k=7 about 245 µs, against issue 17's 60 µs; about 100 µs at 1M
-// (keeping each table's block and decoder position between its ranges and
-// stepping the cursor instead of seeking cut allocations 1,009 -> 863 per
-// query but not the time, p=0.886, so it was reverted). The 60 µs budget is out of reach
-// in this format: a k=7 range decodes its 152 entries plus some 64 from the
-// restart point before it, 14,700 entries a query at about 5 ns each (the
-// join's measured rate), over 70 µs before a range's B-tree look-up and the
-// cache misses on some 50 blocks. Restart points at every prefix (10,376
-// entries, 52 µs) and a decoder twice as fast would be needed, or tables
-// kept decoded in memory (MemIndex's 32 bytes per fingerprint). The 8-11
-// row and the 3x21 rows in memory: one run each beside the code before at
-// load 15 to 20 (k=10 392 -> 169 µs, 3x21 at k=5 17.3 -> 13.8 µs, at k=8
-// 126 -> 106 µs); the 8-11 row's bbolt figure is from 2026-11-25, before
-// these changes (load 15 to 30).
+// 20 µs, k=7 about 245 µs, against issue 17's 60 µs; about 100 µs at 1M.
+//
+// The bbolt k=7 query after issue 17's work on it (format 4, boltrestart.go;
+// the decoder of boltdecode.go; the table scan reading a next block only
+// when needed): at 10M p50 186 and 194 µs against 233 and 230 µs before
+// (0.82x), at 1M 85 and 92 against 81 and 102 µs (no clear change), at 1M
+// k=10 (the 548 ranges of the short-text radius 11) 515 and 509 against
+// 605 and 668 µs (0.80x); a format 3 file read by the new code: 207 and
+// 223 µs at 10M. Runs interleaved on one built file per format
+// (SIMCRAWL_BENCH_DIR), load 12.7 to 16.7 on the shared 2-core machine:
+//
+//	SIMCRAWL_BIG=1 SIMCRAWL_BENCH_DIR=DIR go test -run '^$' -bench 'IndexNearWide/bolt/4x16/k=7/n=1e\+07' -benchtime 3000x ./contentseen/
+//	SIMCRAWL_BENCH_DIR=DIR go test -run '^$' -bench 'IndexNearWide/bolt/4x16/k=(7|10)/n=1e\+06' -benchtime 2000x ./contentseen/
+//
+// The 60 µs budget is not met. Where a 10M query's time goes now (pprof,
+// the same benchmark): about half finding blocks, bbolt's cursor descending
+// from the root for each of some 50 ranges that are not a few blocks after
+// the last (a miss on each page it reads, a binary search of byte-slice
+// compares in each branch page; bbolt 1.4's page check also boxes its
+// arguments, 1,100 allocations a query), and about 40% decoding the 10,376
+// entries of the 68 ranges, two ranges interleaved (decoding one waits on
+// a load and a table lookup per entry). Before, at 1M, a query decoded
+// some 5,400 entries, 4,350 of them before its ranges; now about 3,000
+// (from the restart points' spacing, not counted). What remains would take keeping a table's block
+// directory (first keys and pages) in memory instead of bbolt's B-tree, or
+// the tables decoded in memory (MemIndex's 32 bytes per fingerprint). The
+// decoder alone (BenchmarkBlockScan, 10M density, load 10 to 12): 10 to
+// 16 ns per entry for two segments at a time against 19 to 29 ns for one
+// (that machine's load doubles such figures from run to run). Earlier attempt (2026-11-26): keeping each
+// table's block and decoder position between its ranges and stepping the
+// cursor instead of seeking cut allocations 1,009 -> 863 per query but not
+// the time, p=0.886, so it was reverted; with format 4's restart points
+// and the decoder above, stepping at most three blocks' spans ahead did
+// help (10M: 187 and 190 µs against 208 and 216 µs blindly stepping up to
+// four blocks). The 8-11 row and the 3x21 rows in memory: one run each
+// beside the code before at load 15 to 20 (k=10 392 -> 169 µs, 3x21 at
+// k=5 17.3 -> 13.8 µs, at k=8 126 -> 106 µs). In memory at 10M with this
+// code, load 16.6: k=3 1.75 µs, k=7 21.7 µs (MemIndex is unchanged).
 //
 // MemIndex keeps, per table, a sorted array of permuted keys (table 0 with
 // a parallel array of ids), reached through a directory of the keys' top bits
@@ -248,26 +272,35 @@
 // goroutine that Close waits for. BoltIndex.AddBatch is a bulk load
 // (sorted merges, blocks and pages filled full).
 //
-// Storage (format 3, issue 6's design): every table is a sorted run of
-// permuted fingerprints cut into compressed blocks of at most 4,055 bytes
-// (one fills a 4 KiB page), one bbolt key per block (table number and the
-// block's first entry, big-endian), all tables in one bucket. Inside a
-// block each entry after the first is coded by h, the position of its
-// first bit that differs from the entry before, Huffman-coded together
-// with the two bits after h from the table's own measured distribution
-// (the code is stored with the table under a version number; every block
-// names its version; merges build the next version from what they wrote),
-// followed by the remaining bits after h. Every 128th entry is a restart
-// point written in full, with its bit offset in the block's header, so a
-// query seeks once per table (bbolt's branch pages, one key per leaf page,
-// are the in-memory directory of blocks), skips to the last restart point
-// at or before its prefix and decodes from there to the end of the prefix
-// range: one table lookup, a few shifts and an XOR and popcount per entry.
-// Decoding allocates nothing; a query allocates its result slice, and
-// bbolt some 70 small objects (83 allocations per query measured at 1M:
-// bbolt's page checks box their arguments). Only table 0's blocks keep
-// ids, after the entries; a match found in another table takes its id from
-// table 0 (a second seek, only for matches). See boltblock.go for the
+// Storage (format 4; format 3 was issue 6's design): every table is a
+// sorted run of permuted fingerprints cut into compressed blocks of at
+// most 4,055 bytes (one fills a 4 KiB page), one bbolt key per block
+// (table number and the block's first entry, big-endian), all tables in
+// one bucket. Inside a block each entry after the first is coded by h,
+// the position of its first bit that differs from the entry before,
+// Huffman-coded together with the two bits after h from the table's own
+// measured distribution (the code is stored with the table under a
+// version number; every block names its version; merges build the next
+// version from what they wrote), followed by the remaining bits after h.
+// Restart points are entries written in full, listed with their bit
+// offsets in the block's header: format 4 puts one at the first entry of
+// a prefix range once 48 entries have passed since the last (at most 255
+// apart), format 3 put one at every 128th entry. A query finds, per table,
+// the blocks of its prefix ranges (a seek each, bbolt's branch pages, one
+// key per leaf page, being the in-memory directory of blocks; a range a
+// few blocks after the last is reached by stepping the cursor), then
+// decodes from the restart point that begins a range (or the last before
+// it) to the range's end: one load, one table lookup, a few shifts and an
+// XOR and popcount per entry, two ranges interleaved so that their
+// decoding chains overlap. At 10M every 16-bit prefix range begins with a
+// restart point and a 4x16 k=7 query decodes its 68 ranges' 10,376
+// entries (format 3: some 14,700, 64 before each range on average); at 1M
+// about 30 entries before each range instead of 64. Decoding allocates
+// nothing; a query allocates its result slice, and bbolt some 70 small
+// objects (83 allocations per query measured at 1M: bbolt's page checks
+// box their arguments). Only table 0's blocks keep ids, after the entries;
+// a match found in another table takes its id from table 0 (a second
+// seek, only for matches). See boltblock.go and boltrestart.go for the
 // exact layout.
 //
 // New fingerprints go to the delta: one bucket of (sequence number ->
@@ -288,9 +321,13 @@
 // delta keeps an entry until every table holds it, a reopened index
 // reloads what the delta holds, and merging an entry twice changes
 // nothing.
-// Checkpoint merges on demand. An index written in format 1 or 2 is
-// refused with an error asking for a rebuild (crawl index build, or crawl
-// index migrate for a crawl's data directory).
+// Checkpoint merges on demand. An index written in format 3 (the version
+// before issue 17's) is read and written as it is, in format 3, and
+// answers as before, at format 3's speed; crawl index migrate rebuilds a
+// data directory's index in format 4 (TestBoltReadsFormat3 opens a file
+// that version wrote). An index written in format 1 or 2 is refused with
+// an error asking for a rebuild (crawl index build, or crawl index
+// migrate for a crawl's data directory).
 //
 // Cost, measured on the shared 2-core development machine, 4x16,
 // bulk-loaded, with page-sized blocks (the 100M column: half-page blocks,
@@ -318,7 +355,12 @@
 // own (h is always where the entry before has a 0 bit, which a code of h
 // cannot know; coding the two bits after h with it saves 0.33), 0.35
 // bbolt's 25 bytes of key and element header per block, 0.25 the restart
-// points. The whole file adds table 0's ids (3 bytes at 10M) and the
+// points (format 3, which this table measured). Format 4's restart points
+// cost 0.5 bits more per entry at 200k (TestBoltSpaceNearFloor, SIMCRAWL_BIG=1:
+// 50.71 bits against 50.21, the worst table), where prefix ranges hold
+// about 3 entries and a restart point comes every 48 or so; at 1M and 10M
+// the whole file is 69.3 and 58.9 bytes per fingerprint against 69.1 and
+// 58.9 (the benchmark files above). The whole file adds table 0's ids (3 bytes at 10M) and the
 // id-to-fingerprint bucket (about 32 bytes). Merges keep blocks and pages
 // full: after merging a delta of 10% into a 200k index, blocks take 50.1
 // bits per entry and pages 51.1, ids aside (half-page blocks split in two

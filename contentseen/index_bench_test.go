@@ -22,6 +22,12 @@ import (
 //
 //	go test -run '^$' -bench 'Index' -benchtime 200000x -count 5 ./contentseen/
 //	SIMCRAWL_BIG=1 go test -run '^$' -bench 'Index.*n=1e7' -benchtime 200000x -count 3 -timeout 2h ./contentseen/
+//
+// SIMCRAWL_BENCH_DIR=DIR keeps the bbolt indexes in DIR (one file per
+// layout and size, named after them) and reuses a file found there instead
+// of building it again: a 10M one takes minutes to build, and two test
+// binaries compared on one file read the same blocks. The file is the set
+// getBenchSet makes; delete it after changing that.
 
 // benchSizes are the stored set sizes; 10M only with SIMCRAWL_BIG=1.
 func benchSizes(b *testing.B) []int {
@@ -68,6 +74,23 @@ func benchCleanup(b *testing.B) {
 		}
 	}
 	benchDirs = nil
+}
+
+// benchBoltPath returns where the bbolt index of layout l over the set of
+// size n goes, and whether it is kept across runs (SIMCRAWL_BENCH_DIR).
+// A file not kept is in a new temporary directory that benchCleanup
+// removes: files of GBs must not outlive the run.
+func benchBoltPath(b *testing.B, l Layout, n int) (string, bool) {
+	if dir := os.Getenv("SIMCRAWL_BENCH_DIR"); dir != "" {
+		name := fmt.Sprintf("bench-%s-%d.db", strings.ReplaceAll(l.Name(), "/", "_"), n)
+		return filepath.Join(dir, name), true
+	}
+	dir, err := os.MkdirTemp("", "simcrawl-bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchDirs = append(benchDirs, dir)
+	return filepath.Join(dir, "index.db"), false
 }
 
 func getBenchSet(n int) *benchSet {
@@ -122,27 +145,27 @@ func benchIndex(b *testing.B, kind string, l Layout, n int) Index {
 		}
 		x = m
 	case "bolt":
-		// Built once per benchmark run (removed by benchCleanup), not per
-		// -count like the memory ones: files of GBs must not outlive the run.
-		dir, err := os.MkdirTemp("", "simcrawl-bench-")
-		if err != nil {
-			b.Fatal(err)
-		}
-		benchDirs = append(benchDirs, dir)
-		path := filepath.Join(dir, "index.db")
+		path, keep := benchBoltPath(b, l, n)
+		_, err := os.Stat(path)
+		reuse := keep && err == nil
 		bx, err := OpenBolt(path, BoltOptions{Layout: l, NoSync: true})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := bx.AddBatch(ctx, s.ids, s.fps); err != nil {
-			b.Fatal(err)
+		if reuse && bx.Len() != n {
+			b.Fatalf("%s holds %d fingerprints, not %d: delete it", path, bx.Len(), n)
+		}
+		if !reuse {
+			if err := bx.AddBatch(ctx, s.ids, s.fps); err != nil {
+				b.Fatal(err)
+			}
 		}
 		fi, err := os.Stat(path)
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Logf("bolt %s n=%d: built in %v, %d bytes on disk, %.1f bytes per fingerprint",
-			l.Name(), n, time.Since(start).Round(time.Millisecond), fi.Size(), float64(fi.Size())/float64(bx.Len()))
+		b.Logf("bolt %s n=%d: built in %v (reused %s: %v), %d bytes on disk, %.1f bytes per fingerprint",
+			l.Name(), n, time.Since(start).Round(time.Millisecond), path, reuse, fi.Size(), float64(fi.Size())/float64(bx.Len()))
 		x = bx
 	}
 	if kind == "mem" {

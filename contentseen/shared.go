@@ -145,6 +145,33 @@ type BatchConfirmer interface {
 	ConfirmBatch(ctx context.Context, claims []ClaimRef) []error
 }
 
+// Healer is a Shared index that can lose its last writes (a crash of the
+// Redis server under appendfsync everysec) and heals that from what each
+// worker remembers (contentseen/redisindex): the worker calls Heal about
+// once a second, and after a restart its recent claims and confirms are
+// written again before any new claim is let through. SharedMem does not
+// implement it.
+type Healer interface {
+	// Heal checks whether the shared store restarted since the last call
+	// and, if it did, writes this worker's recent claims again. The
+	// report covers what happened since the last call, the replays made
+	// from within Claim and Confirm included.
+	Heal(ctx context.Context) (Healed, error)
+}
+
+// Healed is a Healer's report.
+type Healed struct {
+	// Restarts is how many restarts of the shared store this worker found.
+	Restarts int
+	// Replayed is how many of this worker's recent claims it wrote again
+	// (those the store had lost, or whose confirm or release it had).
+	Replayed int
+	// Late is how many of those replays came after other workers could
+	// claim again: a copy of one of their pages judged in between may be
+	// stored beside it.
+	Late int
+}
+
 // Errors of Shared implementations (wrapped: test with errors.Is).
 var (
 	ErrStaleToken = errors.New("contentseen: token too old, look up again")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -56,7 +57,7 @@ func (r *CheckReport) Err() error {
 				what += fmt.Sprintf(" (and %d more problem%s)", n-1, plural(n-1))
 			}
 			if a.Name == logArea {
-				return dropLogMismatch(r.DropLog, what)
+				return dropLogMismatch(r.Dir, r.DropLog, what)
 			}
 			return &DamageError{Dir: r.Dir, File: filepath.Join(r.Dir, DBFile), What: what}
 		}
@@ -121,7 +122,7 @@ func CheckData(ctx context.Context, dir, dropLog string, timeout time.Duration) 
 	defer db.Close()
 	file.Summary += fmt.Sprintf(", %d pages of %d bytes, %d buckets, %d keys, transaction %d", walk.HighWater, walk.PageSize, walk.Buckets, walk.Keys, walk.Txid)
 	rep.area("bbolt").Summary = "structure and bbolt's consistency check passed"
-	err = guard(dir, func() error { return checkContent(ctx, db, dir, dropLog, rep) })
+	err = guard(dir, func() error { return checkContent(ctx, db, dir, dropLog, true, rep) })
 	if errors.As(err, &de) {
 		a := rep.area("read")
 		a.Problems = append(a.Problems, de.What)
@@ -146,8 +147,10 @@ const logArea = "drop log"
 
 // checkContent checks what the data means, on a file whose structure is
 // sound: the areas after "bbolt" in CheckReport, the drop log at dropLog
-// last unless dropLog is "". It never writes, on a writable db too.
-func checkContent(ctx context.Context, db *bolt.DB, dir, dropLog string, rep *CheckReport) error {
+// last unless dropLog is "". With blobs it also decodes what only the
+// reading commands read back (checkBlobs). It never writes, on a writable
+// db too.
+func checkContent(ctx context.Context, db *bolt.DB, dir, dropLog string, blobs bool, rep *CheckReport) error {
 	store, err := storage.New(db, storage.Options{ReadOnly: true})
 	pages := rep.area("pages")
 	if err != nil {
@@ -189,8 +192,12 @@ func checkContent(ctx context.Context, db *bolt.DB, dir, dropLog string, rep *Ch
 		return i < len(fps) && fps[i].id == id
 	}
 	n := 0
+	var dropIDs []uint64
 	err = store.DropHeaders(ctx, func(d *storage.Drop) error {
 		n++
+		if blobs {
+			dropIDs = append(dropIDs, d.ID)
+		}
 		// A drop of a page another worker of a distributed crawl stored
 		// names it by URL: that page is in another data directory.
 		if d.DuplicateOfURL == "" && !byID(d.DuplicateOf) && len(drops.Problems) < 10 {
@@ -206,6 +213,11 @@ func checkContent(ctx context.Context, db *bolt.DB, dir, dropLog string, rep *Ch
 	drops.Summary = fmt.Sprintf("%d drops", n)
 	if len(drops.Problems) == 0 && n != nDrops {
 		drops.Problems = append(drops.Problems, fmt.Sprintf("the drop sequence says %d, the store holds %d", nDrops, n))
+	}
+	if blobs {
+		if err := checkBlobs(ctx, db, store, fps, dropIDs, rep.area(bodiesArea)); err != nil {
+			return err
+		}
 	}
 	fr := rep.area("frontier")
 	var s frontier.Stats
@@ -225,6 +237,56 @@ func checkContent(ctx context.Context, db *bolt.DB, dir, dropLog string, rep *Ch
 	}
 	if dropLog != "" {
 		checkLog(ctx, dropLog, store, rep.area(logArea))
+	}
+	return nil
+}
+
+// bodiesArea names the CheckArea of checkBlobs.
+const bodiesArea = "bodies"
+
+// checkBlobs decodes what a crawl never reads back but export, dups show
+// and the web view do: every page's raw body and header, and every drop's
+// kept text. Each is a zstd frame of its own, so one can be damaged in a
+// file whose structure and records are sound. Only crawl check runs it: a
+// crawl's open does not (it decompresses every body once), and a crawl
+// resumes on such a directory, since it never reads them. Problems past
+// the tenth of each kind are counted, not listed.
+func checkBlobs(ctx context.Context, db *bolt.DB, store *storage.Store, fps []pageFP, dropIDs []uint64, a *CheckArea) error {
+	a.Summary = fmt.Sprintf("%d pages' bodies and headers, %d drops' texts", len(fps), len(dropIDs))
+	const hint = "export and dups show fail on it; crawl repair keeps the page without it"
+	bad := 0
+	err := db.View(func(tx *bolt.Tx) error {
+		for i, p := range fps {
+			if i%1024 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if _, err := store.GetTx(tx, p.id); err != nil {
+				if bad++; bad <= 10 {
+					a.Problems = append(a.Problems, fmt.Sprintf("%s (%s)", strings.ReplaceAll(err.Error(), "storage: ", ""), hint))
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if bad > 10 {
+		a.Problems = append(a.Problems, fmt.Sprintf("and %d more pages whose body or header does not decode", bad-10))
+	}
+	bad = 0
+	for _, id := range dropIDs {
+		if _, err := store.GetDrop(ctx, id); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if bad++; bad <= 10 {
+				a.Problems = append(a.Problems, fmt.Sprintf("%s (dups show cannot diff it; crawl repair keeps the drop without it)", strings.ReplaceAll(err.Error(), "storage: ", "")))
+			}
+		}
+	}
+	if bad > 10 {
+		a.Problems = append(a.Problems, fmt.Sprintf("and %d more drops whose text does not decode", bad-10))
 	}
 	return nil
 }

@@ -156,7 +156,7 @@ func (c *Crawler) openParts(layout contentseen.Layout) error {
 	if err != nil {
 		return fmt.Errorf("crawler: %w", err)
 	}
-	if err := reconcileDropLog(context.Background(), c.opts.DropLog, view); err != nil {
+	if err := reconcileDropLog(context.Background(), c.opts.DataDir, c.opts.DropLog, view); err != nil {
 		return err
 	}
 	c.store, err = storage.New(c.db, storage.Options{KeepDropText: c.opts.KeepDropText})
@@ -285,6 +285,9 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 		if err := c.confirmStored(ctx); err != nil {
 			return nil, err
 		}
+		if err := c.syncScope(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.addSeeds(ctx); err != nil {
 		return nil, err
@@ -325,12 +328,15 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	recheckDone := func() {}
 	if c.dist != nil {
 		rctx, stop := context.WithCancel(work)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			c.recheckLoop(rctx)
-		}()
-		recheckDone = func() { stop(); <-done }
+		var loops sync.WaitGroup
+		for _, loop := range []func(context.Context){c.recheckLoop, c.healLoop, c.scopeLoop} {
+			loops.Add(1)
+			go func() {
+				defer loops.Done()
+				loop(rctx)
+			}()
+		}
+		recheckDone = func() { stop(); loops.Wait() }
 	}
 	var wg sync.WaitGroup
 	errc := make(chan error, c.opts.Parallelism+1)

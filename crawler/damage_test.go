@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -226,6 +227,10 @@ func TestDropLogMatchedLineByLine(t *testing.T) {
 		_, err := Open(opts)
 		if !errors.Is(err, ErrDropLogMismatch) || errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "line 2") {
 			t.Fatalf("Open: err = %v, want ErrDropLogMismatch (not ErrDamaged: crawl.db is sound) naming the drop log's line 2", err)
+		}
+		// The commands it suggests can be run as printed.
+		if want := "`crawl check --data " + opts.DataDir + "`"; !strings.Contains(err.Error(), want) {
+			t.Errorf("Open: err = %v, want it to suggest %s", err, want)
 		}
 		if fileHash(t, opts.DropLog) != before {
 			t.Error("the damaged drop log was changed")
@@ -472,5 +477,72 @@ func TestOpenRefusesContentDamageUnwritten(t *testing.T) {
 	}
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A page's raw body and a drop's kept text are zstd frames of their own:
+// one can be damaged in a file whose structure and records are sound. A
+// crawl reads neither back, but export and dups show do, and send the
+// user to crawl check: it names them, and repair keeps the page and the
+// drop without them instead of losing both.
+func TestDamagedBodyAndDropText(t *testing.T) {
+	opts := crawledDir(t)
+	want := readResult(t, opts.DataDir, "")
+	path := filepath.Join(opts.DataDir, DBFile)
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	garbage := []byte("not a zstd frame")
+	err = db.Update(func(tx *bolt.Tx) error {
+		top := tx.Bucket([]byte("pages"))
+		if err := top.Bucket([]byte("body")).Put(binary.BigEndian.AppendUint64(nil, 2), garbage); err != nil {
+			return err
+		}
+		return top.Bucket([]byte("droptext")).Put(binary.BigEndian.AppendUint64(nil, 1), garbage)
+	})
+	if err := errors.Join(err, db.Close()); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := CheckData(context.Background(), opts.DataDir, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems := map[string][]string{}
+	for _, a := range rep.Areas {
+		problems[a.Name] = a.Problems
+	}
+	if p := problems[bodiesArea]; len(p) != 2 || !strings.Contains(p[0], "body of page 2") || !strings.Contains(p[1], "text of drop 1") {
+		t.Errorf("check: %s problems %q, want the body of page 2 and the text of drop 1", bodiesArea, p)
+	}
+	for name, p := range problems {
+		if name != bodiesArea && len(p) > 0 {
+			t.Errorf("check: area %s has problems %q; only the bodies are damaged", name, p)
+		}
+	}
+	if err := rep.Err(); !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), bodiesArea+":") {
+		t.Errorf("check: err = %v, want ErrDamaged naming the %s", err, bodiesArea)
+	}
+	// The crawl's own open does not decode bodies: it never reads them.
+	if db, err := OpenWritable(opts.DataDir, 0); err != nil {
+		t.Errorf("OpenWritable: %v, want the directory opened", err)
+	} else if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	out := filepath.Join(t.TempDir(), "repaired")
+	sum, err := Repair(context.Background(), opts.DataDir, out, contentseen.DefaultLayout(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sum.Check.Err(); err != nil {
+		t.Fatalf("the repaired directory: %v", err)
+	}
+	if sum.PagesLost != 0 || sum.DropsLost != 0 || sum.BodiesLost != 1 || sum.DropTextsLost != 1 {
+		t.Errorf("repair: %d pages lost, %d drops lost, %d bodies lost, %d drop texts lost; want 0, 0, 1, 1",
+			sum.PagesLost, sum.DropsLost, sum.BodiesLost, sum.DropTextsLost)
+	}
+	if got := readResult(t, out, ""); len(got.stored) != len(want.stored) || len(got.dropped) != len(want.dropped) {
+		t.Errorf("repaired: %d pages, %d drops; want %d, %d", len(got.stored), len(got.dropped), len(want.stored), len(want.dropped))
 	}
 }

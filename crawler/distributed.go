@@ -43,6 +43,11 @@ import (
 //     crash in between) is confirmed by the next Run on the data directory;
 //     if its lease was lost meanwhile, the page is judged and claimed again
 //     (it stays stored either way, see confirmStored).
+//
+// An index that heals its store's lost writes (contentseen.Healer, as
+// redisindex does after a Redis restart) is asked once a second while Run
+// runs (healLoop), so that this worker replays its recent claims within
+// the index's settle window even while it claims nothing.
 type Distributed struct {
 	// Queue is the crawl's shared frontier: Run adds the seeds to it and
 	// the workers take their URLs from it.

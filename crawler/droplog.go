@@ -19,12 +19,13 @@ import (
 // deleted, edited or added. The store is sound; nothing was changed.
 var ErrDropLogMismatch = errors.New("crawler: drop log disagrees with the store")
 
-// dropLogMismatch is the error for the drop log at path that disagrees
-// with the store as what says.
-func dropLogMismatch(path, what string) error {
-	return fmt.Errorf("%w: %s: %s; nothing was changed. `crawl check --data DIR` compares them; "+
-		"`crawl repair --data DIR --out NEWDIR` writes a directory whose drop log is rewritten from the store "+
-		"(or move this log away and the crawl writes it again from the store)", ErrDropLogMismatch, path, what)
+// dropLogMismatch is the error for the drop log at path, of the data
+// directory dir, that disagrees with the store as what says. The commands
+// it suggests name dir, so they can be run as printed.
+func dropLogMismatch(dir, path, what string) error {
+	return fmt.Errorf("%w: %s: %s; nothing was changed. `crawl check --data %s` compares them; "+
+		"`crawl repair --data %s --out NEWDIR` writes a directory whose drop log is rewritten from the store "+
+		"(or move this log away and the crawl writes it again from the store)", ErrDropLogMismatch, path, what, dir, dir)
 }
 
 // reconcileDropLog checks the drop log against the store's drops, which
@@ -36,7 +37,7 @@ func dropLogMismatch(path, what string) error {
 // change it ever makes. A log that is not such a prefix (a deleted, edited
 // or foreign line, or more lines than drops) is left as it is and the error
 // wraps ErrDropLogMismatch, naming the first line that differs.
-func reconcileDropLog(ctx context.Context, path string, st *storage.Store) error {
+func reconcileDropLog(ctx context.Context, dir, path string, st *storage.Store) error {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("crawler: open drop log: %w", err)
@@ -47,7 +48,7 @@ func reconcileDropLog(ctx context.Context, path string, st *storage.Store) error
 		return fmt.Errorf("crawler: drop log %s: %w", path, err)
 	}
 	if m.problem != "" {
-		return dropLogMismatch(path, m.problem)
+		return dropLogMismatch(dir, path, m.problem)
 	}
 	if m.torn == 0 && m.missing == 0 {
 		return nil

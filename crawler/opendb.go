@@ -188,7 +188,7 @@ func OpenWritable(dir string, timeout time.Duration) (db *bolt.DB, err error) {
 		return db, err
 	}
 	rep := &CheckReport{Dir: dir}
-	err = guard(dir, func() error { return checkContent(context.Background(), db, dir, "", rep) })
+	err = guard(dir, func() error { return checkContent(context.Background(), db, dir, "", false, rep) })
 	if err == nil {
 		err = rep.Err()
 	}

@@ -157,8 +157,8 @@ func (o *Options) validate() error {
 		list []string
 	}{{"allow_domains", o.Scope.AllowDomains}, {"deny_domains", o.Scope.DenyDomains}} {
 		for _, d := range ds.list {
-			if why := badDomain(d); why != "" {
-				errs = append(errs, fmt.Errorf("crawler: scope %s entry %q is %s: write a host name, as example.org (its subdomains come with it)", ds.key, d, why))
+			if err := CheckDomain(d); err != nil {
+				errs = append(errs, fmt.Errorf("crawler: scope %s entry %w", ds.key, err))
 			}
 		}
 	}
@@ -281,6 +281,17 @@ func canonicalDomains(ds []string) []string {
 // badDomain says what is wrong with a scope domain that is not a host
 // name ("" if nothing): a URL, a path, a pattern or a port would silently
 // match nothing, or more than meant.
+// CheckDomain returns why d cannot be an entry of Scope.AllowDomains or
+// DenyDomains (a URL, a path, a pattern, a port), or nil. Open checks the
+// options with it; a program checking its own configuration before it
+// opens anything calls it too, so the mistake is reported as the user's.
+func CheckDomain(d string) error {
+	if why := badDomain(d); why != "" {
+		return fmt.Errorf("%q is %s: write a host name, as example.org (its subdomains come with it)", d, why)
+	}
+	return nil
+}
+
 func badDomain(d string) string {
 	switch {
 	case strings.Contains(d, "://"):

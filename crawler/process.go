@@ -54,7 +54,7 @@ func (c *Crawler) process(ctx context.Context, it frontier.Item) error {
 	c.stats.fetched.Add(1)
 	c.opts.Logger.Debug("fetched", "url", it.URL, "status", resp.Status, "bytes", len(resp.Body), "final_url", resp.FinalURL)
 	if it.Depth == 0 && resp.FinalURL != it.URL {
-		if err := c.seedAnswered(it.URL, resp.FinalURL); err != nil {
+		if err := c.seedAnswered(ctx, it.URL, resp.FinalURL); err != nil {
 			return err
 		}
 	}

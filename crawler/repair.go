@@ -22,7 +22,9 @@ import (
 type RepairSummary struct {
 	Damage           []string // what the source's structure check found
 	Pages, PagesLost int
+	BodiesLost       int // pages kept without their raw body and header, which did not decode
 	Drops, DropsLost int
+	DropTextsLost    int // drops kept without their page's kept text, which did not decode
 	Indexed          int // fingerprints in the rebuilt index
 	Frontier         frontier.CopyStats
 	Layout, Scheme   string       // of the rebuilt index
@@ -89,6 +91,16 @@ func abs(p string) string {
 		return p
 	}
 	return a
+}
+
+// pageWithoutBody reads page id from the salvaged store with its record
+// and text but not its body and header.
+func pageWithoutBody(tmp *bolt.DB, src *storage.Store, id uint64) (p *storage.Page, err error) {
+	err = tmp.View(func(tx *bolt.Tx) error {
+		p, err = src.PageTextTx(tx, id)
+		return err
+	})
+	return p, err
 }
 
 // salvage copies every bucket and key/value pair of dir's crawl.db that
@@ -201,6 +213,15 @@ func rebuild(ctx context.Context, tmp, dst *bolt.DB, out string, layout contents
 		var pages []*storage.Page
 		for _, id := range ids {
 			p, err := src.Get(ctx, id)
+			if err != nil {
+				// The raw body and header are kept for export only: a
+				// page whose record and text decode is judged, listed and
+				// crawled on from without them, so it is kept.
+				if tp, terr := pageWithoutBody(tmp, src, id); terr == nil {
+					p, err = tp, nil
+					sum.BodiesLost++
+				}
+			}
 			if err != nil || p.URL == "" {
 				// A record that decodes but names no URL is damage too:
 				// the store refuses it, and a page without a URL cannot
@@ -246,6 +267,14 @@ func rebuild(ctx context.Context, tmp, dst *bolt.DB, out string, layout contents
 		var drops []*storage.Drop
 		for _, id := range ids {
 			d, err := src.GetDrop(ctx, id)
+			if err != nil {
+				// The kept text of a dropped page only shows it beside its
+				// page (dups show): the drop itself is kept without it.
+				if hd, herr := src.GetDropHeader(ctx, id); herr == nil {
+					d, err = hd, nil
+					sum.DropTextsLost++
+				}
+			}
 			// A drop of another worker's page (DuplicateOfURL) keeps it:
 			// that page is not in this directory.
 			if err != nil || d.DuplicateOfURL == "" && !stored[d.DuplicateOf] {

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
@@ -32,6 +33,20 @@ func (s *liveScope) get() Scope {
 	return s.scope
 }
 
+func (s *liveScope) growing() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.grows
+}
+
+// grow makes the scope one a seed's redirect extends: a worker joining a
+// shared crawl whose scope is its seeds' hosts (SharedScope).
+func (s *liveScope) grow() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.grows = true
+}
+
 // add allows host (canonical) and reports whether it was new.
 func (s *liveScope) add(host string) bool {
 	s.mu.Lock()
@@ -48,7 +63,7 @@ func (s *liveScope) add(host string) bool {
 
 // loadSeedHosts adds the hosts earlier runs recorded to a growing scope.
 func (c *Crawler) loadSeedHosts() error {
-	if !c.scope.grows {
+	if !c.scope.growing() {
 		return nil
 	}
 	return c.db.View(func(tx *bolt.Tx) error {
@@ -66,11 +81,13 @@ func (c *Crawler) loadSeedHosts() error {
 // seedAnswered brings the host a seed answered from into a growing scope,
 // and records it for resumed runs: only a host of the seed's own site (the
 // same registrable domain, as www.example.org and example.org), not a
-// login service, a consent wall or a link shortener's target.
-func (c *Crawler) seedAnswered(seed, finalURL string) error {
+// login service, a consent wall or a link shortener's target. In a shared
+// crawl the host is recorded in the shared frontier too, for the other
+// workers (SharedScope).
+func (c *Crawler) seedAnswered(ctx context.Context, seed, finalURL string) error {
 	u, err := url.Parse(finalURL)
 	s, serr := url.Parse(seed)
-	if err != nil || serr != nil || !c.scope.grows || u.Hostname() == "" {
+	if err != nil || serr != nil || !c.scope.growing() || u.Hostname() == "" {
 		return nil
 	}
 	host := canonicalDomains([]string{u.Hostname()})
@@ -91,6 +108,14 @@ func (c *Crawler) seedAnswered(seed, finalURL string) error {
 	})
 	if err != nil {
 		return fmt.Errorf("crawler: record the host of seed %s: %w", seed, err)
+	}
+	if c.dist == nil {
+		return nil
+	}
+	if ss, ok := c.dist.Queue.(SharedScope); ok {
+		if err := ss.AddScopeHost(ctx, host[0], seed); err != nil {
+			return fmt.Errorf("crawler: share the host of seed %s: %w", seed, err)
+		}
 	}
 	return nil
 }

@@ -120,6 +120,10 @@ type Summary struct {
 	// (a Redis back without its data): Frontier holds the last counts
 	// known, not what is queued, and Print says so.
 	QueueLost bool
+	// Shared is set for a worker of a distributed crawl: Pages and Drops
+	// are its own directory's, Failed and Frontier the whole crawl's (the
+	// shared frontier's counts), and Print says which is which.
+	Shared bool
 }
 
 // HostCount is a host and a count.
@@ -131,7 +135,7 @@ type HostCount struct {
 func (c *Crawler) summary(ctx context.Context, start time.Time) (*Summary, error) {
 	ctx = context.WithoutCancel(ctx)
 	s := &Summary{Run: c.Stats(start), DataDir: c.opts.DataDir, DropLog: c.opts.DropLog, Frontier: c.queue.Stats(),
-		RetriedFailed: c.retriedFailed}
+		RetriedFailed: c.retriedFailed, Shared: c.dist != nil}
 	var err error
 	s.Pages, s.Drops, err = c.store.Counts(ctx)
 	if err != nil {
@@ -184,8 +188,13 @@ func (s *Summary) Print(w io.Writer) {
 	if s.QueueLost {
 		queued = "unknown (the shared frontier's keys are gone)"
 	}
-	fmt.Fprintf(w, "All runs: %d page%s stored, %d dropped as duplicates (drop rate %.1f%%); URLs failed: %d, still queued: %s\n",
-		s.Pages, plural(s.Pages), s.Drops, rate, s.Failed, queued)
+	if s.Shared {
+		fmt.Fprintf(w, "All runs of this worker: %d page%s stored, %d dropped as duplicates (drop rate %.1f%%); the whole crawl: URLs failed: %d, still queued: %s\n",
+			s.Pages, plural(s.Pages), s.Drops, rate, s.Failed, queued)
+	} else {
+		fmt.Fprintf(w, "All runs: %d page%s stored, %d dropped as duplicates (drop rate %.1f%%); URLs failed: %d, still queued: %s\n",
+			s.Pages, plural(s.Pages), s.Drops, rate, s.Failed, queued)
+	}
 	if s.RetriedFailed > 0 {
 		fmt.Fprintf(w, "--retry-failed: %d URL%s that had failed requested again; those failing again are among this run's errors (crawl failed lists them)\n",
 			s.RetriedFailed, plural(s.RetriedFailed))

@@ -73,7 +73,7 @@ func commands() []command {
 		{"index", "build [--from DATA|FILE] [--data DIR] --out FILE [--layout NAME] | join --batch FILE|INDEX|DATA --stored FILE|INDEX|DATA [--k N] [--layout NAME] [--json] | migrate --data DIR --layout NAME",
 			"bulk-build an index file from fingerprints, report all pairs within k between a batch and a stored set, or rebuild a data directory's index with another layout", (*Main).runIndex},
 		{"check", "[--data DIR]",
-			"verify a data directory read-only (bbolt structure, pages, index, drops, frontier, drop log); exit 1 if damaged", (*Main).runCheck},
+			"verify a data directory read-only (bbolt structure, pages, index, drops, bodies, frontier, drop log); exit 1 if damaged", (*Main).runCheck},
 		{"repair", "[--data DIR] --out NEWDIR",
 			"write what can be read of a damaged data directory into a new, consistent one (the original is not touched)", (*Main).runRepair},
 		{"serve", "[--data DIR]... [--addr 127.0.0.1:8080]",
@@ -313,6 +313,32 @@ func isTerminal(w io.Writer) bool {
 
 // stringList is a repeatable string flag.
 type stringList []string
+
+// dirList is a repeatable --data. An empty value is refused: --data ""
+// (a variable that was never set) would otherwise be taken for no --data
+// at all, and the config's data directory read or crawled into instead.
+type dirList []string
+
+func (s *dirList) String() string { return strings.Join(*s, ", ") }
+func (s *dirList) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("want a data directory, got an empty string")
+	}
+	*s = append(*s, v)
+	return nil
+}
+
+// dirFlag is a single --data, refusing an empty value as dirList does.
+type dirFlag string
+
+func (d *dirFlag) String() string { return string(*d) }
+func (d *dirFlag) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("want a data directory, got an empty string")
+	}
+	*d = dirFlag(v)
+	return nil
+}
 
 func (s *stringList) String() string     { return strings.Join(*s, ", ") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/simcrawl/simcrawl/crawler"
 	"github.com/simcrawl/simcrawl/internal/demosite"
 	"github.com/simcrawl/simcrawl/internal/redistest"
 )
@@ -162,7 +163,7 @@ func TestBackendRaisesMaxPages(t *testing.T) {
 		t.Errorf("stats after the page limit: %v; want %q in\n%s", err, want, out)
 	}
 	out, _, err = run(t, "", append(base, "--set", "scope.max_pages=100")...)
-	if err != nil || !strings.Contains(out, "All runs: 11 pages stored") {
+	if err != nil || !strings.Contains(out, "All runs of this worker: 11 pages stored") || !strings.Contains(out, "the whole crawl: URLs failed: ") {
 		t.Errorf("rerun with max_pages 100: %v\n%s", err, out)
 	}
 }
@@ -245,5 +246,34 @@ func TestBackendLostKeysReportedOnce(t *testing.T) {
 	}
 	if regexp.MustCompile(`still queued: [1-9]`).MatchString(r.out) {
 		t.Errorf("the summary claims URLs still queued after the crawl's keys are gone:\n%s", r.out)
+	}
+}
+
+// crawl dedup judges against a directory's own index only: a backend in
+// the config is a usage error (exit 2) and a worker's directory is
+// refused (exit 1), naming its crawl, rather than storing copies of pages
+// other workers hold.
+func TestDedupRefusesBackend(t *testing.T) {
+	dir := t.TempDir()
+	input := writeFile(t, dir, "pages.jsonl", `{"url":"https://example.test/a","text":"some words of a page"}`+"\n")
+	cfg := writeFile(t, dir, "config.yaml", "backend: redis://user:secret@127.0.0.1:1/0\n")
+	_, _, err := run(t, "", "dedup", "--config", cfg, "--data", filepath.Join(dir, "d"), "--input", input)
+	var errb strings.Builder
+	if code := report(&errb, err); code != exitUsage || !strings.Contains(errb.String(), "own index, not a shared crawl's") || strings.Contains(errb.String(), "secret") {
+		t.Errorf("dedup with a backend in the config: exit %d, want %d; stderr:\n%s", code, exitUsage, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "d")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused dedup left its data directory: %v", err)
+	}
+	worker := filepath.Join(dir, "w")
+	if err := os.MkdirAll(worker, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := crawler.RecordDirCrawl(worker, "news", "redis://127.0.0.1:1/0"); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = run(t, "", "dedup", "--data", worker, "--input", input)
+	if err == nil || !strings.Contains(err.Error(), `is a worker of crawl "news"`) {
+		t.Errorf("dedup into a worker's directory: %v, want it refused", err)
 	}
 }

@@ -48,6 +48,26 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"dups", "--min-distance", "5", "--max-distance", "2"}, "is below --min-distance 5", "dups"},
 		{[]string{"repair", "--data", dir}, "repair: --out NEWDIR is required", "repair"},
 		{[]string{"check", "extra"}, `check: unexpected argument "extra"`, "check"},
+		{[]string{"demo", "extra"}, `demo: unexpected argument "extra"`, "demo"},
+		// --data "" (an unset variable) is no directory, never the config's.
+		{[]string{"--seeds", "s.txt", "--data", ""}, `invalid value "" for flag -data: want a data directory, got an empty string`, "crawl"},
+		{[]string{"stats", "--data", dir, "--data", ""}, `stats: invalid value "" for flag -data: want a data directory`, "stats"},
+		{[]string{"fingerprint", "--features", "wrods", "a.html"}, `fingerprint: --features: parse options "wrods"`, "fingerprint"},
+		{[]string{"distance", "--features", "wrods", "a.html", "b.html"}, `distance: --features: parse options "wrods"`, "distance"},
+		{[]string{"eval", "--pairs", "p.jsonl", "--features", "words,wrods"}, `eval: --features: parse options "wrods"`, "eval"},
+		{[]string{"index", "build", "--from", "fps.txt", "--out", "x.db", "--layout", "5x5"}, `index build: --layout: unknown layout "5x5"`, "index build"},
+		{[]string{"index", "migrate", "--data", dir, "--layout", "5x5"}, `index migrate: --layout: unknown layout "5x5"`, "index migrate"},
+		{[]string{"dedup", "--input", "x", "--format", "xml"}, `dedup: unknown --format "xml"`, "dedup"},
+		{[]string{"dedup", "--input", "x", "--batch", "-1"}, `dedup: --batch -1`, "dedup"},
+		{[]string{"eval", "--pairs", "p.jsonl", "--similarity", "2"}, `eval: --similarity, --containment and --size-ratio must be in (0, 1], got 2`, "eval"},
+		{[]string{"eval", "--pairs", "p.jsonl", "--short-k", "99"}, `eval: --short-k must be 0..64`, "eval"},
+		{[]string{"extract", "--base", "example.org/a", "p.html"}, `extract: --base "example.org/a": want an absolute http(s) URL`, "extract"},
+		{[]string{"export", "--data", dir, "extra"}, `export: unexpected argument "extra"`, "export"},
+		// A listen address that cannot work on any machine, before anything is opened.
+		{[]string{"serve", "--data", dir, "--addr", "127.0.0.1:99999"}, `serve: --addr: want host:port, e.g. 127.0.0.1:8080, got "127.0.0.1:99999"`, "serve"},
+		{[]string{"serve", "--data", dir, "--addr", "localhost"}, `serve: --addr: want host:port`, "serve"},
+		{[]string{"--seeds", "s.txt", "--ui", "nonsense"}, `--ui: want host:port, e.g. 127.0.0.1:8080, got "nonsense"`, "crawl"},
+		{[]string{"--seeds", "s.txt", "--metrics", "127.0.0.1:70000"}, `metrics: want host:port`, "crawl"},
 	} {
 		out, stderr, err := run(t, "", tc.args...)
 		var ue *usageError
@@ -191,10 +211,14 @@ func TestStoppingMessage(t *testing.T) {
 	if m := stoppingMessage([]string{"serve", "--data", "d"}); strings.Contains(m, "saved") || !strings.Contains(m, "web view") {
 		t.Errorf("serve: %q", m)
 	}
-	for _, args := range [][]string{{"--seeds", "s.txt"}, {"dedup", "--input", "x"}, nil} {
+	for _, args := range [][]string{{"--seeds", "s.txt"}, nil} {
 		if m := stoppingMessage(args); !strings.Contains(m, "the work is saved") {
 			t.Errorf("%q: %q", args, m)
 		}
+	}
+	// dedup fetches nothing: no requests in flight, no fetch.timeout.
+	if m := stoppingMessage([]string{"dedup", "--input", "x"}); strings.Contains(m, "request") || !strings.Contains(m, "saved") {
+		t.Errorf("dedup: %q speaks of requests", m)
 	}
 }
 

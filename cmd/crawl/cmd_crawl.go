@@ -20,14 +20,14 @@ import (
 // configFlags are the flags every command that reads config.yaml shares.
 type configFlags struct {
 	config string
-	data   string
-	dirs   stringList // --data of the reading commands (addReadFlags), repeatable
+	data   dirFlag
+	dirs   dirList // --data of the reading commands (addReadFlags), repeatable
 	sets   stringList
 }
 
 func (m *Main) addConfigFlags(fsys *flag.FlagSet, cf *configFlags) {
 	fsys.StringVar(&cf.config, "config", "", "config file (default: ./config.yaml when it exists, else built-in defaults)")
-	fsys.StringVar(&cf.data, "data", "", "data directory (overrides the config's data key)")
+	fsys.Var(&cf.data, "data", "data `directory` (overrides the config's data key)")
 	fsys.Var(&cf.sets, "set", "override a config key, e.g. --set fetch.delay=250ms (repeatable)")
 }
 
@@ -47,7 +47,11 @@ func (cf *configFlags) load() (Config, error) {
 		return cfg, err
 	}
 	if cf.data != "" {
-		cfg.Data = cf.data
+		// --data=~/x reaches us unexpanded: the shell expands ~ only
+		// at the start of a word.
+		if cfg.Data, err = expandHome(string(cf.data)); err != nil {
+			return cfg, fmt.Errorf("--data: %w", err)
+		}
 	}
 	return cfg, nil
 }
@@ -82,6 +86,11 @@ func (m *Main) runCrawl(ctx context.Context, args []string) error {
 	}
 	if fset.NArg() > 0 {
 		return usageErrorf(fset, "unexpected argument %q (the crawl takes its URLs from --seeds FILE)", fset.Arg(0))
+	}
+	if *a.ui != "" {
+		if err := checkListenAddr(*a.ui); err != nil {
+			return usageErrorf(fset, "--ui: %v", err)
+		}
 	}
 	cfg, err := a.cf.load()
 	if errors.Is(err, errBadBackend) {

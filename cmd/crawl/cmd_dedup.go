@@ -40,10 +40,10 @@ func (m *Main) runDedup(ctx context.Context, args []string) (err error) {
 	switch *format {
 	case formatAuto, formatHTML, formatJSONL, formatWARC:
 	default:
-		return fmt.Errorf("dedup: unknown --format %q (supported: auto, html, jsonl, warc)", *format)
+		return usageErrorf(fset, "dedup: unknown --format %q (supported: auto, html, jsonl, warc)", *format)
 	}
 	if *batch < 0 {
-		return fmt.Errorf("dedup: --batch %d: want 0 (automatic), 1 (per record) or more", *batch)
+		return usageErrorf(fset, "dedup: --batch %d: want 0 (automatic), 1 (per record) or more", *batch)
 	}
 	for _, p := range paths {
 		if _, err := os.Stat(p); err != nil {
@@ -60,9 +60,20 @@ func (m *Main) runDedup(ctx context.Context, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	if cfg.Backend != "" {
+		// Not quoted back whole: the URL may hold a password.
+		return usageErrorf(fset, "dedup: a backend is set (the config's backend key, %s): crawl dedup judges pages against its data directory's own index, not a shared crawl's; "+
+			"run it without one (--set backend=\"\") into a data directory of its own", backendAddr(cfg.Backend))
+	}
 	opts, err := crawlerOptions(cfg, nil, m.Stderr)
 	if err != nil {
 		return err
+	}
+	if name, backend, ok, err := crawler.DirCrawl(opts.DataDir); err != nil {
+		return fmt.Errorf("dedup: %w", err)
+	} else if ok {
+		return fmt.Errorf("dedup: data directory %s is a worker of crawl %q on %s: its pages are judged by the shared index, which crawl dedup does not use, so it would store copies of pages other workers hold; dedup into a data directory of its own",
+			opts.DataDir, name, backend)
 	}
 	c, err := crawler.Open(opts)
 	if err != nil {

@@ -22,6 +22,9 @@ func (m *Main) runDemo(ctx context.Context, args []string) error {
 	if err := fset.Parse(args); err != nil {
 		return err
 	}
+	if fset.NArg() > 0 {
+		return usageErrorf(fset, "demo: unexpected argument %q", fset.Arg(0))
+	}
 	dir := *data
 	if dir != "" {
 		if err := checkDataDir(dir); err != nil {

@@ -176,7 +176,7 @@ func (cf configFlags) dataArgs() string {
 		}
 	}
 	if cf.data != "" {
-		b.WriteString(" --data " + shellQuote(cf.data))
+		b.WriteString(" --data " + shellQuote(string(cf.data)))
 	}
 	for _, d := range cf.dirs {
 		b.WriteString(" --data " + shellQuote(d))

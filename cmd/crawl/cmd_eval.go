@@ -82,15 +82,20 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 	}
 	for _, v := range []float64{th.Similarity, th.Containment, th.SizeRatio} {
 		if !(v > 0 && v <= 1) {
-			return fmt.Errorf("eval: --similarity, --containment and --size-ratio must be in (0, 1], got %v", v)
+			return usageErrorf(fset, "eval: --similarity, --containment and --size-ratio must be in (0, 1], got %v", v)
 		}
 	}
 	if sr.K < 0 || sr.K > 64 || sr.Features < 0 {
-		return fmt.Errorf("eval: --short-k must be 0..64 and --short-features >= 0, got %d and %d", sr.K, sr.Features)
+		return usageErrorf(fset, "eval: --short-k must be 0..64 and --short-features >= 0, got %d and %d", sr.K, sr.Features)
 	}
 	specs := splitFeatureSpecs(*features)
 	if len(specs) == 0 {
-		return errors.New("eval: --features: no feature option given")
+		return usageErrorf(fset, "eval: --features: no feature option given")
+	}
+	for _, s := range specs {
+		if _, err := contentseen.ParseOptions(s); err != nil {
+			return usageErrorf(fset, "eval: --features: %v", err)
+		}
 	}
 	fpers := make([]*contentseen.Fingerprinter, len(specs))
 	for i, s := range specs {
@@ -320,6 +325,15 @@ type evalThresholds struct {
 	ShortFeatures int     `json:"short_features"`
 }
 
+// shortRadiusText says, for the two-stage table's heading, how far a short
+// pair is looked for: nowhere further when no text is short.
+func (t evalThresholds) shortRadiusText() string {
+	if t.ShortFeatures == 0 {
+		return "no pair is short: --short-features 0"
+	}
+	return fmt.Sprintf("the larger of k and %d for a pair with a side under %d features", t.ShortK, t.ShortFeatures)
+}
+
 // shortRadius is the crawler's radius for short texts (crawler.Options
 // ShortK and ShortFeatures).
 type shortRadius struct{ K, Features int }
@@ -517,8 +531,8 @@ func (rep *evalReport) print(w io.Writer) {
 		if o.BestK != nil {
 			o.printMistakes(w, *o.BestK)
 		}
-		fmt.Fprintf(w, "two-stage rule (the crawler's): exact, or within k bits (%d for a pair with a side under %d features) and verified (similarity >= %.2f, or containment >= %.2f with size ratio >= %.2f)\n",
-			rep.Thresholds.ShortK, rep.Thresholds.ShortFeatures, rep.Thresholds.Similarity, rep.Thresholds.Containment, rep.Thresholds.SizeRatio)
+		fmt.Fprintf(w, "two-stage rule (the crawler's): exact, or within k bits (%s) and verified (similarity >= %.2f, or containment >= %.2f with size ratio >= %.2f)\n",
+			rep.Thresholds.shortRadiusText(), rep.Thresholds.Similarity, rep.Thresholds.Containment, rep.Thresholds.SizeRatio)
 		printEvalRows(w, o.JudgeRows, o.BestJudgeK)
 		if o.BestJudgeK != nil {
 			o.printJudgeMistakes(w, *o.BestJudgeK)

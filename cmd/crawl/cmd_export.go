@@ -20,6 +20,9 @@ func (m *Main) runExport(ctx context.Context, args []string) (err error) {
 	if err := fset.Parse(args); err != nil {
 		return err
 	}
+	if fset.NArg() > 0 {
+		return usageErrorf(fset, "export: unexpected argument %q (the directories to export are given with --data DIR)", fset.Arg(0))
+	}
 	if *format != "jsonl" && *format != "warc" {
 		return usageErrorf(fset, "export: unknown --format %q (supported: jsonl, warc)", *format)
 	}

@@ -48,7 +48,7 @@ func (m *Main) runExtract(ctx context.Context, args []string) error {
 	var base *url.URL
 	if *baseFlag != "" {
 		if base, err = url.Parse(*baseFlag); err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-			return fmt.Errorf("extract: --base %q: want an absolute http(s) URL", *baseFlag)
+			return usageErrorf(fset, "extract: --base %q: want an absolute http(s) URL", *baseFlag)
 		}
 	}
 	cfg, err := cf.load()
@@ -64,7 +64,7 @@ func (m *Main) runExtract(ctx context.Context, args []string) error {
 		doc, err := m.extractOne(ctx, cfg, &fetcher, in, base)
 		if err != nil {
 			errs = append(errs, err)
-			out.Error = err.Error()
+			out.Error = errorText(err) // as the error line of every command: no package names
 		} else {
 			out = extractOutput{Input: in, URL: doc.URL, CanonicalURL: doc.CanonicalURL, Title: doc.Title,
 				Lang: doc.Lang, Charset: doc.Charset, NoIndex: doc.NoIndex, NoFollow: doc.NoFollow,

@@ -23,6 +23,9 @@ func (m *Main) runFingerprint(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if _, err := contentseen.ParseOptions(*spec); err != nil {
+		return usageErrorf(fset, "fingerprint: --features: %v", err)
+	}
 	fper, err := newFingerprinter(*spec)
 	if err != nil {
 		return err
@@ -59,6 +62,9 @@ func (m *Main) runDistance(ctx context.Context, args []string) error {
 	}
 	if len(files) != 2 {
 		return usageErrorf(fset, "distance: want two files, got %d", len(files))
+	}
+	if _, err := contentseen.ParseOptions(*spec); err != nil {
+		return usageErrorf(fset, "distance: --features: %v", err)
 	}
 	fper, err := newFingerprinter(*spec)
 	if err != nil {

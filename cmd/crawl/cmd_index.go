@@ -92,6 +92,11 @@ func (m *Main) runIndexBuild(ctx context.Context, args []string) (err error) {
 	if *out == "" {
 		return usageErrorf(fset, "index build: --out FILE is required")
 	}
+	if *layoutName != "" {
+		if _, err := contentseen.LayoutByName(*layoutName); err != nil {
+			return usageErrorf(fset, "index build: --layout: %v", err)
+		}
+	}
 	if _, err := os.Stat(*out); err == nil {
 		return fmt.Errorf("index build: %s exists; remove it or choose another --out", *out)
 	}
@@ -163,7 +168,7 @@ func (m *Main) runIndexJoin(ctx context.Context, args []string) (err error) {
 			"(pairs table by table, not in stored order)")
 	batchPath := fset.String("batch", "", "fingerprint file, index file (from index build) or data directory of the batch (required)")
 	storedPath := fset.String("stored", "", "fingerprint file, index file (from index build) or data directory of the stored set (required)")
-	k := fset.Int("k", 3, "report pairs within k bits")
+	k := fset.Int("k", 3, "report pairs within k bits: at most what the layout joins (3 for 4x16, 10x28 and google16; K for k<K>/<widths>/lead<n>)")
 	layoutName := fset.String("layout", "", "table layout over the batch: 4x16, 10x28, google16 or k<k>/<widths>/lead<n>\n(default: the stored index's, so that the join merges with it; else 4x16)")
 	asJSON := fset.Bool("json", false, `JSON Lines: {"batch_id","stored_id","distance"}`)
 	if err := fset.Parse(args); err != nil {
@@ -193,7 +198,14 @@ func (m *Main) runIndexJoin(ctx context.Context, args []string) (err error) {
 	}
 	layout, err := contentseen.LayoutByName(name)
 	if err != nil {
-		return fmt.Errorf("index join: %w", err)
+		return usageErrorf(fset, "index join: --layout: %v", err)
+	}
+	// Checked before the batch is read: a k the layout cannot join is a
+	// mistake in the command line, not a failure of the join.
+	if *k < 0 || *k > layout.K() {
+		return usageErrorf(fset, "index join: --k %d: layout %s finds every pair only within 0..%d bits; "+
+			"a generated layout k<K>/<widths>/lead<L> joins within K (e.g. --layout k5/11-11-11-11-10-10/lead1 for k up to 5)",
+			*k, layout.Name(), layout.K())
 	}
 	batch, err := readFingerprints(ctx, *batchPath)
 	if err != nil {

@@ -57,6 +57,11 @@ func (m *Main) runIndexMigrate(ctx context.Context, args []string) error {
 	if *layoutName == "" {
 		return usageErrorf(fset, "index migrate: --layout NAME is required")
 	}
+	if *layoutName != crawler.LayoutAuto {
+		if _, err := contentseen.LayoutByName(*layoutName); err != nil {
+			return usageErrorf(fset, "index migrate: --layout: %v", err)
+		}
+	}
 	cfg, err := cf.load()
 	if err != nil {
 		return err
@@ -124,9 +129,10 @@ func migrateIndex(ctx context.Context, dir, name string, k int, expected int64, 
 	if err != nil {
 		return res, err
 	}
-	// An index in an older storage format is not opened (this version
-	// refuses it) but read from its id records, which every format since
-	// 2 keeps alike, and rebuilt even into the same layout.
+	// An index in an older storage format is read from its id records,
+	// which every format since 2 keeps alike, and rebuilt even into the
+	// same layout: one this version refuses (format 2) is not opened, one
+	// it reads (format 3) is, to count its fingerprints.
 	var format string
 	var current bool
 	if err := db.View(func(tx *bolt.Tx) error {
@@ -179,7 +185,7 @@ func migrateIndex(ctx context.Context, dir, name string, k int, expected int64, 
 		return res, fmt.Errorf("layout %s answers k <= %d, the crawl's contentseen.k is %d", layout.Name(), layout.MaxK(), k)
 	}
 	res.to = layout.Name()
-	if res.to == res.from && current {
+	if res.to == res.from && format == contentseen.BoltFormat {
 		return res, nil
 	}
 

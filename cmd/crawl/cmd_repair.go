@@ -55,8 +55,15 @@ func (m *Main) runRepair(ctx context.Context, args []string) error {
 		}
 	}
 	fmt.Fprintf(w, "key/value pairs read:  %d\n", sum.SalvagedKeys)
-	fmt.Fprintf(w, "pages:    %d copied, %d unreadable or lost\n", sum.Pages, sum.PagesLost)
-	fmt.Fprintf(w, "drops:    %d copied, %d unreadable or naming a lost page\n", sum.Drops, sum.DropsLost)
+	bodies, texts := "", ""
+	if sum.BodiesLost > 0 {
+		bodies = fmt.Sprintf(" (%d without the raw body and header, which did not decode: export has no HTML for them)", sum.BodiesLost)
+	}
+	if sum.DropTextsLost > 0 {
+		texts = fmt.Sprintf(" (%d without the dropped page's text, which did not decode: dups show cannot diff them)", sum.DropTextsLost)
+	}
+	fmt.Fprintf(w, "pages:    %d copied%s, %d unreadable or lost\n", sum.Pages, bodies, sum.PagesLost)
+	fmt.Fprintf(w, "drops:    %d copied%s, %d unreadable or naming a lost page\n", sum.Drops, texts, sum.DropsLost)
 	fmt.Fprintf(w, "index:    rebuilt from the pages: %d fingerprints, layout %s, features %s\n", sum.Indexed, sum.Layout, sum.Scheme)
 	fmt.Fprintf(w, "frontier: %d done, %d failed, %d pending (%d of them queued again: done, but their page or drop was lost); %d URLs or records left out\n",
 		sum.Frontier.Done, sum.Frontier.Failed, sum.Frontier.Pending, sum.Frontier.Requeued, sum.Frontier.Lost)

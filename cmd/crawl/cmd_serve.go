@@ -32,6 +32,9 @@ func (m *Main) runServe(ctx context.Context, args []string) (err error) {
 	if fset.NArg() > 0 {
 		return usageErrorf(fset, "serve: unexpected argument %q", fset.Arg(0))
 	}
+	if err := checkListenAddr(*addr); err != nil {
+		return usageErrorf(fset, "serve: --addr: %v", err)
+	}
 	// Opened as the other reading commands open them: a directory named
 	// twice is a usage error (its drops would show twice).
 	set, cfg, err := m.openDataSet(fset, cf, "serve")
@@ -68,6 +71,21 @@ func (m *Main) runServe(ctx context.Context, args []string) (err error) {
 	// Only Ctrl-C (or SIGTERM) ends serving: exit 130, as the README says
 	// of every command interrupted.
 	return errServeStopped
+}
+
+// checkListenAddr reports a listen address that cannot work whatever the
+// machine: no port, or a port out of range. Such an address is a mistake
+// in the command line (exit 2); one that is busy or not this machine's is
+// found when it is opened.
+func checkListenAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = net.LookupPort("tcp", port)
+	}
+	if err != nil {
+		return fmt.Errorf("want host:port, e.g. %s, got %q", defaultUIAddr, addr)
+	}
+	return nil
 }
 
 // listenUI listens on addr for the web view and warns on w when the

@@ -3,8 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
-	"net"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -156,10 +156,35 @@ func loadConfig(path string, sets []string) (Config, error) {
 			return cfg, &configError{err}
 		}
 	}
+	for _, f := range []struct {
+		key string
+		p   *string
+	}{{"data", &cfg.Data}, {"drop_log", &cfg.DropLog}} {
+		v, err := expandHome(*f.p)
+		if err != nil {
+			return cfg, &configError{fmt.Errorf("config: %s: %w", f.key, err)}
+		}
+		*f.p = v
+	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, err
 	}
 	return cfg, nil
+}
+
+// expandHome replaces the leading ~ of a path written in config.yaml or
+// --set with the home directory, as the shell does on a command line: no
+// shell sees these values, and a directory named "~" made in the current
+// one is never what was meant (and one rm -rf ~ away from a disaster).
+func expandHome(p string) (string, error) {
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return p, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("%s: cannot expand ~: %w", p, err)
+	}
+	return filepath.Join(home, p[1:]), nil
 }
 
 // applySet overlays one --set key=value, where key is a dotted path such as
@@ -183,6 +208,12 @@ func applySet(cfg *Config, kv string) error {
 		}
 	}
 	// Quote nothing: the value is YAML, so lists ([a, b]) and numbers work.
+	// Except nothing at all: YAML reads "key:" as null, which decodes as
+	// no change, so --set metrics= would keep the file's metrics address.
+	// It means the empty string (an error for a number or a list).
+	if strings.TrimSpace(value) == "" {
+		value = `""`
+	}
 	fmt.Fprintf(&doc, " %s\n", value)
 	if err := decodeStrict([]byte(doc.String()), cfg); err != nil {
 		// Line numbers refer to the document built above, not to anything
@@ -214,6 +245,16 @@ func (c *Config) Validate() error {
 		for _, re := range list.res {
 			if _, err := regexp.Compile(re); err != nil {
 				bad(list.name, "bad regular expression %q: %v", re, err)
+			}
+		}
+	}
+	for _, ds := range []struct {
+		key  string
+		list []string
+	}{{"scope.allow_domains", c.Scope.AllowDomains}, {"scope.deny_domains", c.Scope.DenyDomains}} {
+		for _, d := range ds.list {
+			if err := crawler.CheckDomain(d); err != nil {
+				bad(ds.key, "entry %v", err)
 			}
 		}
 	}
@@ -261,6 +302,18 @@ func (c *Config) Validate() error {
 	if cs.ExpectedPages < 1 {
 		bad("contentseen.expected_pages", "must be >= 1, got %d", cs.ExpectedPages)
 	}
+	if _, err := contentseen.ParseOptions(cs.Features); err != nil {
+		bad("contentseen.features", "%v", err)
+	}
+	// A named layout bounds k; auto chooses one that answers it, and a
+	// reopened index's recorded layout is checked when the crawl opens it.
+	if cs.Layout != crawler.LayoutAuto {
+		if l, err := contentseen.LayoutByName(cs.Layout); err != nil {
+			bad("contentseen.layout", "%v", err)
+		} else if cs.K >= 0 && cs.K > l.MaxK() {
+			bad("contentseen.k", "%d exceeds layout %s, which answers k <= %d (contentseen.layout: auto chooses one that answers it)", cs.K, l.Name(), l.MaxK())
+		}
+	}
 	if cs.MinFeatures < 0 {
 		bad("contentseen.min_features", "must be >= 0, got %d", cs.MinFeatures)
 	}
@@ -281,7 +334,7 @@ func (c *Config) Validate() error {
 		bad("log.status_interval", "must be > 0, got %v", c.Log.StatusInterval)
 	}
 	if c.Metrics != "" {
-		if _, _, err := net.SplitHostPort(c.Metrics); err != nil {
+		if err := checkListenAddr(c.Metrics); err != nil {
 			bad("metrics", "want host:port, e.g. 127.0.0.1:9090, got %q", c.Metrics)
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -70,6 +71,12 @@ func TestBadConfigs(t *testing.T) {
 		{"short_radius.yaml", "contentseen:\n  short_k: 65\n  short_features: -1\n",
 			[]string{"contentseen.short_k: must be 0..64, got 65", "contentseen.short_features: must be >= 0, got -1"}},
 		{"threshold_word.yaml", "contentseen:\n  similarity: high\n", []string{`line 2: "high"`}},
+		// Values only the crawler used to check are the configuration's mistakes too.
+		{"features.yaml", "contentseen:\n  features: wrods\n", []string{`contentseen.features: `, `"wrods"`}},
+		{"layout.yaml", "contentseen:\n  layout: 5x5\n", []string{`contentseen.layout: `, `unknown layout "5x5"`}},
+		{"layout_k.yaml", "contentseen:\n  layout: google16\n", []string{`contentseen.k: 7 exceeds layout google16, which answers k <= 3`}},
+		{"domains.yaml", "scope:\n  allow_domains: [\"https://example.org/\"]\n  deny_domains: [example.org/news]\n",
+			[]string{`scope.allow_domains: entry "https://example.org/" is a URL`, `scope.deny_domains: entry "example.org/news" is a path`}},
 
 		// A float aimed at a whole number is an error, never truncated.
 		{"fraction.yaml", "scope:\n  max_pages: 1.5\n", []string{`line 2: "1.5" is not a whole number`}},
@@ -159,6 +166,45 @@ func TestConfigGoodValues(t *testing.T) {
 	}
 }
 
+// An empty --set value is the empty string, never "no change": YAML would
+// read "metrics:" as null and keep the file's value.
+func TestSetEmptyValue(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(path, []byte("metrics: 127.0.0.1:9090\ndrop_log: x/d.jsonl\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadConfig(path, []string{"metrics=", "drop_log= "})
+	if err != nil || cfg.Metrics != "" || cfg.DropLog != "" {
+		t.Errorf("--set metrics= drop_log=: metrics %q, drop_log %q, %v; want both empty", cfg.Metrics, cfg.DropLog, err)
+	}
+	for _, set := range []string{"data=", "scope.max_pages=", "fetch.delay="} {
+		if _, err := loadConfig(path, []string{set}); err == nil {
+			t.Errorf("--set %s: accepted, want an error (the default kept silently before)", set)
+		}
+	}
+}
+
+// A ~ in data or drop_log is the home directory, as on a command line:
+// nothing else expands it there, and it made a directory named "~".
+func TestConfigPathsExpandHome(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	cfg, err := loadConfig("", []string{"data=~/crawl", "drop_log=~/logs/d.jsonl"})
+	if err != nil || cfg.Data != filepath.Join(home, "crawl") || cfg.DropLog != filepath.Join(home, "logs/d.jsonl") {
+		t.Errorf("data %q, drop_log %q, %v; want both under %s", cfg.Data, cfg.DropLog, err, home)
+	}
+	cfg, err = (&configFlags{data: "~"}).load()
+	if err != nil || cfg.Data != home {
+		t.Errorf("--data=~: data %q, %v; want %s", cfg.Data, err, home)
+	}
+	// Only a leading ~ alone or before a slash: ~user and a ~ inside stay.
+	for _, p := range []string{"~other/x", "a/~/b", "x~"} {
+		if cfg, err := loadConfig("", []string{"data=" + p}); err != nil || cfg.Data != p {
+			t.Errorf("data=%s: %q, %v; want it unchanged", p, cfg.Data, err)
+		}
+	}
+}
+
 func TestSetOverridesFile(t *testing.T) {
 	cfg, err := loadConfig("testdata/config/good.yaml", []string{
 		"fetch.delay=2s", "scope.allow_domains=[a.org, b.org]", "contentseen.features=char-shingles:4", "data=/tmp/x",
@@ -208,10 +254,18 @@ func TestBadSet(t *testing.T) {
 		{"scope.allow_domains=a.com,b.com", `"a.com,b.com" is not a list, written [a, b]`},
 		{"store.keep_drop_text=perhaps later", `"perhaps later" is not true or false`},
 		{"scope.max_pages=everything at once", `"everything at once" is not a whole number`},
+		{"contentseen.features=wrods", `contentseen.features: `},
+		{"contentseen.layout=5x5", `contentseen.layout: `},
+		{"contentseen.layout=google16", `contentseen.k: 7 exceeds layout google16`},
+		{"scope.allow_domains=[http://x/]", `scope.allow_domains: entry "http://x/" is a URL`},
 	} {
 		_, err := loadConfig("", []string{tc.set})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("--set %s: err = %v, want it to mention %q", tc.set, err, tc.want)
+		}
+		// Run makes a *configError exit 2, with the hint where to read the usage.
+		if ce := (*configError)(nil); err != nil && !errors.As(err, &ce) {
+			t.Errorf("--set %s: err = %v is not a mistake in the configuration (exit 2)", tc.set, err)
 		}
 		if err != nil && strings.Contains(err.Error(), "main.") {
 			t.Errorf("--set %s: err = %v names a Go type", tc.set, err)

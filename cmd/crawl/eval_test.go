@@ -220,6 +220,19 @@ func TestEvalShortRadius(t *testing.T) {
 	if short != def.Options[0].Judged {
 		t.Errorf("%d of %d judged pairs short, want all", short, def.Options[0].Judged)
 	}
+	// The table's heading says the radius it used.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "within k bits (the larger of k and 11 for a pair with a side under 300 features)"},
+		{[]string{"--short-features", "0"}, "within k bits (no pair is short: --short-features 0)"},
+	} {
+		out, _, err := run(t, "", append([]string{"eval", "--pairs", pairs, "--features", "words"}, tc.args...)...)
+		if err != nil || !strings.Contains(out, tc.want) {
+			t.Errorf("eval %q: err %v, want the heading to say %q:\n%s", tc.args, err, tc.want, out)
+		}
+	}
 	d, o := def.Options[0].JudgeRows[7], off.Options[0].JudgeRows[7]
 	if d.TP <= o.TP || d.FP != 0 || o.FP != 0 {
 		t.Errorf("k=7: short radius TP %d FP %d, none TP %d FP %d; want more copies found and no false positive", d.TP, d.FP, o.TP, o.FP)

@@ -126,5 +126,10 @@ func stoppingMessage(args []string) string {
 	if len(args) > 0 && args[0] == "serve" {
 		return "crawl: stopping the web view; Ctrl-C again to abort"
 	}
+	if len(args) > 0 && args[0] == "dedup" {
+		// No requests: what is decided is committed, the rest is left
+		// undecided for a rerun (the summary counts it).
+		return "crawl: stopping: the records decided so far are saved, the rest left for a rerun; Ctrl-C again to abort"
+	}
 	return "crawl: stopping: requests in flight finish (at most fetch.timeout) and the work is saved; Ctrl-C again to abort"
 }

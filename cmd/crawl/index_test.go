@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -257,10 +258,14 @@ func TestIndexBadInput(t *testing.T) {
 		{"index", "join", "--batch", good},
 		{"index", "join", "--batch", good, "--stored", good, "--k", "4"},
 		{"index", "join", "--batch", good, "--stored", good, "--layout", "nope"},
+		{"index", "join", "--batch", good, "--stored", good, "--k", "-1"},
 		{"index", "build", "--from", good},
 	} {
-		if _, _, err := run(t, "", args...); err == nil {
-			t.Errorf("%q succeeded", args)
+		// Each is a mistake in the command line: exit 2, with the hint.
+		_, _, err := run(t, "", args...)
+		var rep bytes.Buffer
+		if status := report(&rep, err); err == nil || status != exitUsage {
+			t.Errorf("%q: err = %v, exit %d, want a usage error (exit %d)", args, err, status, exitUsage)
 		}
 	}
 	// No --from and no data directory: the error says which directory

@@ -330,3 +330,29 @@ func TestCrawlUsageNamesEveryFlag(t *testing.T) {
 		})
 	}
 }
+
+// The error of one input reads as every command's error line does: no
+// package names, nothing said twice ("crawler: fetch ...: redirect-loop:
+// crawler: redirect chain ...").
+func TestExtractErrorWithoutPackageNames(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			http.NotFound(w, r)
+		case "/a":
+			http.Redirect(w, r, "/b", http.StatusFound)
+		default:
+			http.Redirect(w, r, "/a", http.StatusFound)
+		}
+	}))
+	defer srv.Close()
+	for _, args := range [][]string{{"extract", srv.URL + "/a"}, {"extract", "--json", srv.URL + "/a"}} {
+		out, _, err := run(t, "", args...)
+		if err == nil {
+			t.Fatalf("%q: no error for a redirect loop", args)
+		}
+		if !strings.Contains(out, "redirect") || strings.Contains(out, "crawler: ") {
+			t.Errorf("%q printed %q, want the redirect loop without package names", args, out)
+		}
+	}
+}

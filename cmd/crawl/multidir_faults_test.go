@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,10 +46,20 @@ func TestSeveralDataDirsErrors(t *testing.T) {
 	})
 	missing := filepath.Join(t.TempDir(), "missing")
 
-	// serve is given an address it cannot listen on: it must fail on its
-	// directories before it listens (else it would fail there, or serve).
+	// serve is given an address it cannot listen on (a well-formed one,
+	// held by the test): it must fail on its directories before it
+	// listens (else it would fail there, or serve).
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := taken.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	for _, cmd := range [][]string{{"export"}, {"dups"}, {"dups", "show", "http://mirror.example/article-1"}, {"stats"}, {"failed"},
-		{"serve", "--addr", "127.0.0.1:-1"}} {
+		{"serve", "--addr", taken.Addr().String()}} {
 		for _, tc := range []struct {
 			name  string
 			dirs  []string

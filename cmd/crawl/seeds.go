@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"unicode"
 )
 
 // readSeeds reads a seeds file: one absolute http(s) URL per line; blank
@@ -29,7 +30,12 @@ func parseSeeds(name string, r io.Reader) ([]string, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
+		text := sc.Text()
+		if n == 1 {
+			// A byte order mark, as some Windows editors begin a file.
+			text = strings.TrimPrefix(text, "\ufeff")
+		}
+		line := strings.TrimSpace(text)
 		if i := strings.Index(line, " #"); i >= 0 {
 			line = strings.TrimSpace(line[:i])
 		}
@@ -55,6 +61,11 @@ func parseSeeds(name string, r io.Reader) ([]string, error) {
 }
 
 func checkSeed(s string) error {
+	// url.Parse takes a space as part of the path ("URL label" became
+	// URL%20label, fetched and failed): one URL per line, nothing else.
+	if strings.ContainsFunc(s, unicode.IsSpace) {
+		return fmt.Errorf("bad URL %q: it contains a space; write one URL per line (a comment after it starts with \" #\")", s)
+	}
 	u, err := url.Parse(s)
 	if err != nil {
 		return fmt.Errorf("bad URL %q: %v", s, err)

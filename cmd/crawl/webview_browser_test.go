@@ -196,11 +196,16 @@ func TestWebViewInBrowser(t *testing.T) {
 
 	// The pair of the harbour notes: the changed word highlighted on both
 	// sides, the hostile title as text.
-	do("open the pair", chromedp.Click(chromedp.CSS(`a.pair-link[href*="drop="]`)), chromedp.WaitVisible(chromedp.CSS("#distance")))
+	// A pair page is opened by clicking a link: WaitVisible returns once
+	// #distance is shown, which can be before the deferred labels.js has
+	// attached its click handler (a click then does nothing, as seen under
+	// load), so each such step also waits for the document to finish.
+	loaded := chromedp.Poll[chromedp.Void](`document.readyState === "complete"`)
+	do("open the pair", chromedp.Click(chromedp.CSS(`a.pair-link[href*="drop="]`)), chromedp.WaitVisible(chromedp.CSS("#distance")), loaded)
 	if !strings.Contains(text("#drop-url"), "/harbour/") {
 		// The first cluster (largest) is river-cleanup; open ours by search.
 		do("search the pair", chromedp.Navigate(base+"/dups?q=harbour"), chromedp.Click(chromedp.CSS("a.pair-link")),
-			chromedp.WaitVisible(chromedp.CSS("#distance")))
+			chromedp.WaitVisible(chromedp.CSS("#distance")), loaded)
 	}
 	if got := text("#drop-text ins"); got != changedWord {
 		t.Errorf("pair: highlighted word in the dropped text = %q, want %q", got, changedWord)
@@ -212,7 +217,10 @@ func TestWebViewInBrowser(t *testing.T) {
 		t.Errorf("pair: title shown as %q, want it to contain the markup as text", got)
 	}
 	untouched("pair")
-	do("label duplicate", chromedp.Click(chromedp.CSS("#label-dup")))
+	// A label is kept by the click handler at once; the wait is for the
+	// page's own refresh of the label's state (a lost click times out here).
+	labelled := chromedp.Poll[chromedp.Void](`document.querySelector(".labelbar .label-state").textContent !== ""`)
+	do("label duplicate", chromedp.Click(chromedp.CSS("#label-dup")), labelled)
 	if got := text(".labelbar .label-state"); got != "labelled duplicate" {
 		t.Errorf("pair: after clicking duplicate the label reads %q", got)
 	}
@@ -222,7 +230,7 @@ func TestWebViewInBrowser(t *testing.T) {
 	// may judge, the syndicated market report as not a duplicate.
 	for _, l := range []struct{ q, button string }{{"/reposts/tea-garden", "#label-dup"}, {"/syndicated/market-prices", "#label-not"}} {
 		do("label "+l.q, chromedp.Navigate(base+"/dups?q="+l.q), chromedp.Click(chromedp.CSS("a.pair-link")),
-			chromedp.WaitVisible(chromedp.CSS("#distance")), chromedp.Click(chromedp.CSS(l.button)))
+			chromedp.WaitVisible(chromedp.CSS("#distance")), loaded, chromedp.Click(chromedp.CSS(l.button)), labelled)
 	}
 
 	// Labels: three, downloaded as a pairs file.

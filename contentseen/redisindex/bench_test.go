@@ -36,7 +36,7 @@ func benchSizes() []int {
 }
 
 // loadedIndex is an index of n random committed entries at radius k,
-// loaded once per process and shared by the benchmarks.
+// loaded once per process with BulkLoad and shared by the benchmarks.
 type loadedIndex struct {
 	name     string
 	fps      []contentseen.Fingerprint // a sample of the loaded ones, for copies
@@ -83,6 +83,31 @@ func usedMemory(b *testing.B, rdb *redis.Client) int64 {
 	return 0
 }
 
+// serverCPU is the server's CPU time so far (INFO cpu, user and system,
+// all threads), in seconds: what a load costs Redis whatever the
+// machine's load.
+func serverCPU(b *testing.B, rdb *redis.Client) float64 {
+	b.Helper()
+	s, err := rdb.Info(context.Background(), "cpu").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sum float64
+	for line := range strings.Lines(s) {
+		line = strings.TrimSpace(line)
+		for _, p := range []string{"used_cpu_user:", "used_cpu_sys:"} {
+			if v, ok := strings.CutPrefix(line, p); ok {
+				f, err := strconv.ParseFloat(v, 64)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sum += f
+			}
+		}
+	}
+	return sum
+}
+
 func loadIndex(b *testing.B, n, k int) *loadedIndex {
 	b.Helper()
 	loadedMu.Lock()
@@ -91,7 +116,9 @@ func loadIndex(b *testing.B, n, k int) *loadedIndex {
 		return li
 	}
 	ctx := context.Background()
-	rdb := redis.NewClient(&redis.Options{Addr: sharedAddr})
+	// MEMORY USAGE of a hash of 10M fields takes seconds, past the default
+	// read timeout on a loaded machine.
+	rdb := redis.NewClient(&redis.Options{Addr: sharedAddr, ReadTimeout: time.Minute})
 	defer rdb.Close()
 	li := &loadedIndex{name: newName()}
 	x, err := Open(ctx, rdb, Options{Name: li.name, SharedOptions: contentseen.SharedOptions{K: k}})
@@ -99,10 +126,10 @@ func loadIndex(b *testing.B, n, k int) *loadedIndex {
 		b.Fatal(err)
 	}
 	defer x.Close()
-	before := usedMemory(b, rdb)
+	before, cpu := usedMemory(b, rdb), serverCPU(b, rdb)
 	r := rand.New(rand.NewPCG(uint64(n), uint64(k)))
 	start := time.Now()
-	const chunk = 100_000
+	const chunk = 500_000 // BulkLoad rewrites each bucket once per call
 	es := make([]contentseen.Entry, 0, chunk)
 	for i := range n {
 		e := benchEntry(r, i)
@@ -111,14 +138,16 @@ func loadIndex(b *testing.B, n, k int) *loadedIndex {
 		}
 		es = append(es, e)
 		if len(es) == chunk || i == n-1 {
-			if err := x.Load(ctx, es); err != nil {
+			if err := x.BulkLoad(ctx, es); err != nil {
 				b.Fatal(err)
 			}
 			es = es[:0]
 		}
 	}
+	took, cpu := time.Since(start), serverCPU(b, rdb)-cpu
 	li.bytesPer = float64(usedMemory(b, rdb)-before) / float64(n)
-	b.Logf("loaded %d entries at k=%d in %v: %.0f B/fp of redis memory", n, k, time.Since(start).Round(time.Millisecond), li.bytesPer)
+	b.Logf("loaded %d entries at k=%d in %v (%.0f entries/s, %.1f µs of redis cpu each): %.0f B/fp of redis memory",
+		n, k, took.Round(time.Millisecond), float64(n)/took.Seconds(), cpu*1e6/float64(n), li.bytesPer)
 	for _, key := range x.keys.all[2:] { // where the bytes are: MEMORY USAGE, every field counted
 		m, err := rdb.MemoryUsage(ctx, key, 0).Result()
 		if errors.Is(err, redis.Nil) {
@@ -174,6 +203,9 @@ func (l latencies) report(b *testing.B) {
 func BenchmarkLookup(b *testing.B) {
 	for _, n := range benchSizes() {
 		for _, k := range []int{3, 7} {
+			if k == 3 && n > 1_000_000 {
+				continue // one index of 10M (k=7) is enough memory for a shared machine
+			}
 			for _, kind := range []string{"new", "copy"} {
 				b.Run(fmt.Sprintf("n=%.0e/k=%d/%s", float64(n), k, kind), func(b *testing.B) {
 					li := loadIndex(b, n, k)
@@ -240,6 +272,55 @@ func BenchmarkJudge(b *testing.B) {
 			b.ReportMetric(float64(h.N()-rt0)/float64(len(lat)), "rt/op")
 			b.ReportMetric(li.bytesPer, "B/fp")
 			lat.report(b)
+		})
+	}
+}
+
+// BenchmarkLoad loads n random entries into a new index with Load (one
+// script per 256 entries, each insert rewriting its buckets) and with
+// BulkLoad (each bucket written once per call), and reports entries/s and
+// Redis's CPU per entry. Run with -count to alternate the two.
+func BenchmarkLoad(b *testing.B) {
+	const n = 200_000
+	for _, how := range []string{"Load", "BulkLoad"} {
+		b.Run(how, func(b *testing.B) {
+			ctx := context.Background()
+			rdb := redis.NewClient(&redis.Options{Addr: sharedAddr})
+			defer rdb.Close()
+			r := rand.New(rand.NewPCG(9, 10))
+			es := make([]contentseen.Entry, n)
+			for i := range es {
+				es[i] = benchEntry(r, i)
+			}
+			var took time.Duration
+			var cpu float64
+			for b.Loop() {
+				x, err := Open(ctx, rdb, Options{Name: newName(), SharedOptions: contentseen.SharedOptions{K: 7}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				cpu0, t0 := serverCPU(b, rdb), time.Now()
+				if how == "Load" {
+					err = x.Load(ctx, es)
+				} else {
+					err = x.BulkLoad(ctx, es)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				took += time.Since(t0)
+				cpu += serverCPU(b, rdb) - cpu0
+				if err := x.Close(); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				if err := rdb.FlushDB(ctx).Err(); err != nil { // the test server is this process's own
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(n*b.N)/took.Seconds(), "entries/s")
+			b.ReportMetric(cpu*1e6/float64(n*b.N), "redis-µs/entry")
 		})
 	}
 }

@@ -13,7 +13,9 @@
 // the frontier's simcrawl:{NAME}:fr: and under the same hash tag, so on a
 // Redis Cluster one crawl's keys share a slot:
 //
-//	P meta   hash: format, layout, k, lease, max_lag (Open refuses others)
+//	P meta   hash: format, layout, k, lease, max_lag (Open refuses others);
+//	         run, gen, settle: the server's run_id the scripts last saw,
+//	         the generation and its settle window's end (ms; see below)
 //	P seq    counter: the last seq given; a Token is its value
 //	P e      hash: seq -> entry record (binary: fingerprint, digest,
 //	         sketch, its bucket in every table, ID, URL; see entry.go)
@@ -44,7 +46,9 @@
 //     digest's entries does a second round trip read those entries (one
 //     script). A new page and an exact copy cost one round trip, a near
 //     copy two.
-//   - Claim is one script: it purges up to 64 expired pending entries,
+//   - Claim is one script: it checks that the server has not restarted
+//     since the last script (its run_id, see Leases, restarts and lost
+//     writes), purges up to 64 expired pending entries,
 //     refuses a token ahead of P seq or more than MaxLag behind
 //     (ErrStaleToken), reads the records of the seqs after the token (the
 //     claims made since the look-up, usually none or a few), compares
@@ -56,8 +60,9 @@
 //     first. A Claim retried after its reply was lost finds its own
 //     pending record (same bytes, ID included) and returns it.
 //   - Confirm and Release are one script each, idempotent, checking the
-//     entry's ID so that a seq given again after lost writes is never
-//     confirmed or released by its old claimant. ConfirmBatch sends the
+//     entry's ID so that a seq given again is never confirmed or released
+//     by its old claimant (after a restart seqs jump ahead, so a seq is
+//     not given again; the check stays). ConfirmBatch sends the
 //     confirms of many claims in one pipeline (the worker's second
 //     confirms, once a second), and ConfirmOn stages a confirm in a
 //     caller's pipeline (redisfrontier's FinishWith).
@@ -71,39 +76,91 @@
 // (ConfirmOn, FinishWith: both are single EVALSHAs on the crawl's slot),
 // which makes four, and the crawler does so when both share a client.
 //
-// Measured on the shared 2-core machine (load 11 to 15 from other
-// engineers' jobs), test server on loopback, memory only, 1M random
-// committed entries loaded with Load, 4x16 layout; medians of 3 runs of
+// Measured on the shared 2-core machine (load 8 to 17 from other
+// engineers' jobs), the test server (internal/redistest: loopback, memory
+// only), random committed entries loaded with Load, 4x16 layout, k=7;
+// medians of 3 runs of 10,000 operations, 1M and 10M in one process:
 //
-//	go test -run '^$' -bench . -benchtime 20000x -count 3 ./contentseen/redisindex/
+//	SIMCRAWL_BIG=1 go test -run '^$' -bench 'Benchmark(Lookup|Judge)/n=1e\+0[67]/k=7' \
+//	    -benchtime 10000x -count 3 -timeout 0 ./contentseen/redisindex/
 //
-//	                       p50     p99      rt/op  allocs
-//	Lookup k=3, new page   36 µs   186 µs   1      41
-//	Lookup k=3, near copy  57 µs   226 µs   2      63
-//	Lookup k=7, new page   231 µs  4.6 ms   1      297
-//	Lookup k=7, near copy  238 µs  5.0 ms   2      319
-//	judge step, k=7 (Lookup, Claim, Confirm of a new page)
-//	                       300 µs  5.3 ms   3      354
+//	                            1M entries        10M entries
+//	                            p50     p99       p50     p99      rt/op
+//	Lookup, new page            174 µs  4.1 ms    578 µs  5.0 ms   1
+//	Lookup, near copy           199 µs  4.1 ms    633 µs  8.0 ms   2
+//	judge step of a new page    249 µs  3.8 ms    697 µs  8.1 ms   3
+//	(Lookup, Claim, Confirm)
+//	client bytes allocated/op   26 KB             187 KB
+//	Redis memory (used_memory)  478 B/fp          495 B/fp
+//	load with Load              52 s              22 min 39 s
+//	                            19,100/s          7,360/s
+//	Redis CPU per loaded entry  17.5 µs           43.7 µs
+//	load with BulkLoad          53 s              13 min 2 s
+//	(separate runs, load 14-20) 18,800/s          12,800/s
+//	Redis CPU per loaded entry  5.8 µs            11.7 µs
 //
-// A second run after the lookup script learned to return the digest's
-// entries (commit ce5cfd9, load 18 to 21, -bench '/n=1e\+06/k=7'): Lookup
-// k=7 new page p50 259 µs, p99 5.5 ms; near copy 291 µs, 6.6 ms; judge
-// step 375 µs, 9.4 ms; the same round trips. Higher, at a higher load;
-// the two were not run side by side, so this is no comparison.
+// At k=7 a query reads 68 buckets (17 prefixes in each of the 4 tables)
+// of N/65,536 records each: about 1,000 fingerprints (16 KB) at 1M and
+// 10,400 (166 KB) at 10M. That reply, built by Redis and parsed by the
+// client, is the time, and it grows with N: 4x16 is a layout for a few
+// million pages at k=7, not for 10M (see the plan below). The p99 is the
+// machine's load. An earlier run at 1M (load 11 to 15, -benchtime 20000x)
+// gave Lookup p50 231 µs, p99 4.6 ms and a judge step of 300 µs, 5.3 ms.
 //
-// At k=7 a query reads 68 buckets of about 15 records each (1,000
-// fingerprints, 16 KB); the time is Redis building and the client
-// parsing that reply. The p99 is the machine's load. Redis memory:
-// 478 bytes per fingerprint (INFO used_memory before and after loading,
-// divided by n; IDs of 15 and URLs of 61 bytes: an entry record is 245
-// bytes). By key (MEMORY USAGE ... SAMPLES 0, divided by n): P e 296
-// (the record, its field and the hash's table), P d 80, each table 20.8
-// (16 bytes of record plus its share of a bucket of about 15), so 83 for
-// 4x16. Loading 1M with Load took 94 to 126 s at load 11 to 15 (one
-// insert per entry) and 161 to 205 s at load 17 to 20 (batched, as now):
-// the machine's load decides, the two were not run side by side. 10M was
-// not measured: a load of 10M at about 5,000 entries/s did not fit the
-// session beside the other jobs (SIMCRAWL_BIG=1 runs it).
+// Memory, by key (MEMORY USAGE ... SAMPLES 0, divided by n), 1M / 10M: P e
+// 296 / 315 B per entry, P d 80 / 92, each table 20.8 / 17.9 (16 bytes of
+// record plus its share of a bucket: about 15 records a bucket at 1M, 150
+// at 10M), so 83 / 72 for 4x16. P e and P d grow because their hash
+// tables double at 2^23 entries (8 bytes a slot: 8.4 B per entry at 1M,
+// 13.4 at 10M). In P e an entry is its record, here 245 bytes: version 1,
+// fingerprint 8, digest 16, sketch 4 + 128, table count and width 2, its
+// bucket in each table 8 (the scripts remove an entry from its buckets
+// with them, Lua having no 64-bit permutation), ID length 2, ID 15 and URL
+// 61 (the benchmark's); jemalloc gives it 256 bytes, plus the field (the
+// seq in decimal, 16), the hash's entry and slot. A crawl's records are
+// longer: a worker's entry ID is its name and page ID (about 23 bytes)
+// and URLs average about 75, which puts the record in jemalloc's next
+// class, 320 bytes: 64 B more per entry (measured: a hash of 100,000
+// values of 245 and of 267 bytes, MEMORY USAGE 306.5 and 370.5 B a
+// field). Nothing cheap cuts this: the sketch verifies candidates, the ID
+// and URL name the original in drop logs, and the 11 bytes of version,
+// counts and bucket names would not leave the class. The listpack encoding
+// (hash-max-listpack-entries and -value) applies only to small hashes;
+// splitting P e into hashes of at most 128 records, with
+// hash-max-listpack-value 320, would save the hash entry, slot and sds
+// headers (about 50 B an entry, 10%) at the price of a new key layout and
+// a scan of up to 128 records per read: not done.
+//
+// Load is bounded by Redis's CPU, not by round trips: the client spends
+// under 2 µs an entry (making, encoding and writing it; 1.7 s of CPU for
+// 1M) and waits for the server. A profile of redis-server while loading
+// (perf record, 300,000 entries) gave
+// about 45% in the Lua interpreter (building each batch's strings) and
+// 45% in the hash commands themselves (HMGET 25%, HSET 19%, mostly
+// dictFind: 5 lookups and 5 writes per entry in tables of millions of
+// fields, cache misses). Per entry the cost grows with N, since every
+// insert rewrites its 4 bucket values whole (HGET, concatenate, HSET of
+// 150 records at 10M): 17.5 µs of Redis CPU at 1M, 43.7 at 10M. Pipelining
+// several loads deep (3 pipelines in flight on 3 connections) was slower
+// on this machine, 25,600 to 31,400 entries/s against 37,000 for one
+// (300,000 entries, load 9.5): the server's core is the limit and the
+// client's encoding, overlapped, only takes CPU from it. At load 4.5
+// 1M loaded in 22 s (45,000/s); the 161 to 205 s of an earlier session
+// were load 17 to 20, and the 52 s above load 8 to 10.
+//
+// BulkLoad writes each bucket once per call instead of once per entry:
+// it takes the seqs of all its entries at once and builds the buckets,
+// digests and records in the client, so it is for an index no worker is
+// using (a worker's token could pass entries not yet written). The keys
+// are the same byte for byte (TestLoadSameKeysAsClaimConfirm), and so is
+// the memory, 478 and 495 B/fp. Redis's CPU per entry drops 3 to 3.7
+// times (table above; the benchmarks now load their index with it, in
+// calls of 500,000), and the client's work grows: at load 14 to 20 the
+// client and the server shared the cores, 1M took as long as with Load
+// at load 8 to 10 and 10M 13 minutes instead of 23. At 200,000 entries
+// (go test -run '^$' -bench BenchmarkLoad -benchtime 1x -count 3, load 16
+// to 20, medians, each loader's runs one after the other): Load 14,700
+// entries/s and 16.3 µs of Redis CPU each, BulkLoad 35,000/s and 5.6 µs.
 //
 // # Leases, restarts and lost writes
 //
@@ -129,23 +186,59 @@
 // made Redis postpone that write (it logs "Asynchronous AOF fsync is
 // taking too long"). What appendfsync everysec can lose is the last
 // second or two before an OS crash, power loss or failover to a replica
-// that lagged. What that second costs:
+// that lagged. Redis 7.0 cannot make a reply wait for the fsync (WAITAOF
+// is 7.2), so the index heals such a loss from the workers' memory
+// (heal.go):
 //
-//   - lost claims: P seq goes back. A Claim with a token from before is
-//     ahead of the index: ErrStaleToken, look up again. The claimant's
-//     Confirm finds its seq gone, or given again to another page (another
-//     ID): ErrLeaseLost, and the page is judged again (its copy is then
-//     dropped, or it is claimed anew). Never a duplicate stored.
-//   - lost releases and purges: the entry comes back pending and expires.
-//   - lost confirms: the entry is pending again (or gone with its claim)
-//     although its page is stored. A copy fetched after its lease ends is
-//     stored too: at most one extra stored copy per page confirmed in the
-//     lost second. Redis 7.0 cannot make one reply wait for the fsync
-//     (WAITAOF is 7.2); with appendfsync always every answered write is on
-//     disk and this cannot happen, at the cost of an fsync per event-loop
-//     turn (Redis groups the writes of all clients). Run the crawl's
-//     Redis with appendfsync always when a duplicate must never be stored;
-//     with everysec a crash of the machine can store a few.
+//   - Each Index remembers the claims it made, confirmed or released in
+//     the last 10 s (counted back from its last call that found the server
+//     unrestarted): the entry record, its seq, lease end and state. About
+//     250 bytes a claim.
+//   - The meta hash records the run_id of the server (INFO server, read
+//     inside the scripts) and a generation. The claim, heal and replay
+//     scripts compare it with the server's own: a restart or a failover
+//     starts a new generation, moves the seq counter 2^20 ahead (every
+//     token from before is then stale, whatever was lost) and opens a
+//     settle window (Options.Settle, 10 s) in which Claim answers
+//     "settling": the claimant replays its own claims, waits for the
+//     window's end and looks up again (ErrStaleToken).
+//   - Every worker replays within the window: the crawler calls Heal once
+//     a second (one script, one round trip, when nothing restarted), and
+//     Claim and a Confirm that finds its claim lost do too.
+//     The replay script writes each remembered claim again, idempotently:
+//     one still there is left (committed again if its confirm was lost,
+//     removed if its release was); one gone is inserted with a new seq,
+//     committed if it was confirmed, pending if its lease is still ahead.
+//     The Index maps the old seq to the new one for Confirm and Release.
+//     Lookups, drops and confirms go on during the window.
+//
+// The run_id check costs Redis about 5 µs a claim (usec_per_call of INFO
+// commandstats for a script that only returns, 0.57 to 1.50 µs, and one
+// that also reads run_id from INFO server, 5.31 to 7.07 µs: 5 interleaved
+// runs of 20,000 calls by redis-benchmark -c 4 at load 11); Redis runs
+// scripts one at a time, so it is throughput, not latency, that pays.
+//
+// So a page claimed or confirmed in the lost second is in the index again
+// before any claim judged after the restart, and its copy is dropped, not
+// stored beside it (TestHealLostClaim cuts the append-only file back to a
+// moment T, then judges a copy of a page confirmed after T). What still is
+// not healed:
+//
+//   - a worker that cannot replay within the window (its process or
+//     machine lost at the same time as Redis, a network partition, a
+//     process stalled for 10 s): its claims of the lost second are written
+//     again only when it comes back (a restarted process confirms the
+//     claims its data directory recorded), and a copy judged in between is
+//     stored too. Heal reports such a replay as late; the crawler logs it.
+//   - a disk so slow that Redis postponed its writes by more than the 10 s
+//     a worker remembers.
+//   - lost releases and purges: the entry comes back pending and expires;
+//     a copy judged meanwhile waits for it (fetched again later).
+//   - Load is not remembered (it is not retried either).
+//
+// With appendfsync always every answered write is on disk and none of
+// this arises, at the cost of an fsync per event-loop turn (Redis groups
+// the writes of all clients).
 //
 // # Past one Redis: Redis Cluster
 //
@@ -178,27 +271,42 @@
 // crawl's slot can be moved to a bigger master (CLUSTER SETSLOT, or
 // redis-cli --cluster reshard), not split.
 //
-// At 478 bytes per fingerprint (measured, 4x16, 1M entries) a master with
-// 25 GB of data holds about 52M pages (25e9 / 478). For 1 billion pages:
+// At 495 bytes per fingerprint (measured, 4x16, 10M entries; 478 at 1M)
+// a master with 25 GB of data holds about 50M pages. For 1 billion pages:
 //
-//   - memory: 478 B x 1e9 = 478 GB with 4x16; but 4x16 returns N/65,536
-//     records per table per query (15,000 at 1e9, x17 prefixes at k=7),
-//     so at that size a layout with longer prefixes is needed. 10x28 (4
+//   - index memory: 4x16 returns N/65,536 records per table per query
+//     (15,000 at 1e9, x17 prefixes at k=7; the 10,400 records a k=7
+//     query reads at 10M already made it 3.3 times slower than at 1M), so
+//     at that size a layout with longer prefixes is needed. 10x28 (4
 //     tables of 28-bit prefixes, 6 of 24, an exact probe per table at
 //     k=3) returns 3.7 records from each 28-bit table and 60 from each
-//     24-bit one, about 370 a query (6 KB; a k=7 query on 4x16 at 1M reads
-//     1,000). Its cost, from the measured parts: P e 296 and P d 80 bytes
-//     per entry do not depend on the layout; a table costs 20.8 bytes per
-//     entry on 4x16 (15 records a bucket), and a bucket costs 56 bytes
-//     besides its records (MEMORY USAGE of hashes of 1M 4-byte fields
-//     with 48- and 64-byte values: 104 and 120 bytes a field, Redis 7.0).
-//     So a 28-bit table costs about 16 + 56 x 0.26 (non-empty buckets per
-//     entry) = 31 bytes per entry and a 24-bit one about 16 + 56 / 60 + 1
-//     (size-class rounding) = 18: 4 x 31 + 6 x 18 = 232 bytes of tables
-//     instead of 83, about 630 B per fingerprint, 630 GB: 26 masters of
-//     25 GB (52 with a replica each). Not measured at that size. k=7 at
-//     that size needs a layout made for it (NewLayout with longer
-//     blocks), at more tables again.
+//     24-bit one, about 370 a query (6 KB). Its cost, from the measured
+//     parts: P d costs 92 bytes per entry at 10M whatever the layout; P
+//     e 315, but a 10x28 record holds 10 bucket names of 4 bytes (40
+//     instead of 8), which puts it in jemalloc's 320-byte class with the
+//     benchmark's IDs and URLs as with a crawl's: 379. A table costs 17.9
+//     bytes per entry on 4x16 at 10M (150 records a bucket) and 20.8 at
+//     1M (15), and a bucket costs 56 bytes besides its records (MEMORY
+//     USAGE of hashes of 1M 4-byte fields with 48- and 64-byte values: 104
+//     and 120 bytes a field, Redis 7.0). So a 28-bit table costs about
+//     16 + 56 x 0.26 (non-empty buckets per entry) = 31 bytes per entry
+//     and a 24-bit one about 18 (as 4x16's at 10M): 4 x 31 + 6 x 18 =
+//     232 bytes of tables instead of 72, so 379 + 92 + 232 = 703 B per
+//     fingerprint, about 700 GB. Not measured at that size. k=7 at that
+//     size needs a layout made for it (NewLayout with longer blocks), at
+//     more tables again.
+//   - frontier and URL-seen memory (measured in redisfrontier, 1M URLs of
+//     78.5 bytes on average over 50,000 hosts): 147 B per URL ever queued
+//     (the URL-seen hash, kept when the URL is done) and 184 B more while
+//     it waits in its host's queue (315 B per queued URL). A crawl that
+//     fetched 1e9 pages queued at least those 1e9 URLs, 147 GB, plus 147
+//     B for every URL it found and never fetched; a billion URLs waiting
+//     in its queue at the peak add 184 GB.
+//   - together: about 700 + 147 + 184 = 1,030 GB for 1e9 pages with one
+//     URL seen per page fetched and a billion queued at the peak (each
+//     further billion URLs seen and not fetched adds 147 GB): 42 masters
+//     of 25 GB (84 with a replica each). The frontier's keys shard by
+//     host (see redisfrontier), the index's as below.
 //   - slots: the crawl tag {NAME} cannot spread; the index must be cut.
 //     The cut that keeps Claim atomic where it matters: the claim log
 //     stays under {NAME} (P seq, P pend and the records of the last
@@ -206,9 +314,9 @@
 //     everything older, the table buckets, entry records and digests,
 //     moves to S shards tagged {NAME/cs/s}, table i's bucket b in shard
 //     hash(i, b) mod S, a record and a digest in shard hash(seq) mod S
-//     and hash(digest) mod S. With S = 2,048 tags on 26 masters each
-//     master holds about 80 shards of 0.3 GB, and adding a master moves
-//     whole shards; only the log's master carries every Claim.
+//     and hash(digest) mod S. With S = 2,048 tags on the index's 29
+//     masters each holds about 71 shards of 0.34 GB, and adding a master
+//     moves whole shards; only the log's master carries every Claim.
 //   - what stays atomic: Claim, a script on the {NAME} slot, checks the
 //     claims made since the token against the log and appends to it, so
 //     of two claims within K the second still sees the first. Writing the
@@ -241,8 +349,8 @@
 // a crawler whose short texts take a wider radius (contentseen.short_k 11)
 // needs K=11 here, which on 4x16 reads 137 prefixes per table, 548
 // buckets a query (not measured; 68 at k=7 cost about 240 µs at 1M). Release and purges
-// rewrite the entry's buckets (a few KB at 10M with 4x16). Load is not
-// atomic as a whole and is not retried (an entry loaded twice would be two
-// entries). Index is safe for concurrent use; Close does not close the
+// rewrite the entry's buckets (a few KB at 10M with 4x16). Load and
+// BulkLoad are not atomic as a whole and are not retried (an entry loaded
+// twice would be two entries). Index is safe for concurrent use; Close does not close the
 // client.
 package redisindex

@@ -45,6 +45,11 @@ type Options struct {
 	// crawl: Open refuses a worker whose values differ from those the
 	// index was created with.
 	contentseen.SharedOptions
+	// Settle is how long claims wait after the server restarted, while
+	// the workers write their recent claims again (DefaultSettle when
+	// zero). Whichever worker notices a restart first sets the window
+	// with its own value.
+	Settle time.Duration
 }
 
 // Index is a contentseen.Shared kept in a Redis server (7.0 or later) and
@@ -59,6 +64,10 @@ type Index struct {
 	width  int        // bytes of a bucket name (the widest table prefix)
 	masks  [][]uint64 // per table, the multi-probe masks of a Lookup at K
 	leaseM int64      // lease in ms, as the scripts take it
+	settle time.Duration
+
+	recent recentLog // the claims to write again after a restart (heal.go)
+	heal   healState
 
 	mu     sync.Mutex // guards closed
 	closed bool
@@ -100,6 +109,10 @@ func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Index, er
 		opts:   so,
 		keys:   newKeys(o.Name, so.Layout.Tables()),
 		leaseM: so.Lease.Milliseconds(),
+		settle: o.Settle,
+	}
+	if x.settle <= 0 {
+		x.settle = DefaultSettle
 	}
 	e := so.Layout.ProbeRadius(so.K)
 	for t := range so.Layout.Tables() {
@@ -109,6 +122,13 @@ func Open(ctx context.Context, rdb redis.UniversalClient, o Options) (*Index, er
 	if err := x.checkMeta(ctx); err != nil {
 		return nil, err
 	}
+	// The generation to heal from: this Index has made no claim yet, so a
+	// restart before now needs no replay of its own.
+	gen, err := x.epoch(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("redisindex: %w", err)
+	}
+	x.heal.gen = gen
 	return x, nil
 }
 

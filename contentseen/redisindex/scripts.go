@@ -103,6 +103,33 @@ local function remove(s, r)
   end
 end
 
+-- epoch returns the index's generation and the end (ms) of its settle
+-- window, starting a new generation when the server is not the process
+-- that ran the last script (its run_id changed: a restart or a failover,
+-- which may have lost the last second of writes). A new generation makes
+-- claims wait until t + settle, while the workers replay their recent
+-- claims (replayScript), and moves the seq counter jump ahead, so that a
+-- token from before the restart is stale whatever was lost.
+local function epoch(t, settle, jump)
+  local id = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+  local m = redis.call('HMGET', KEYS[1], 'run', 'gen', 'settle')
+  if m[1] == id then return tonumber(m[2] or '0'), tonumber(m[3] or '0') end
+  local gen = tonumber(m[2] or '0') + 1
+  redis.call('INCRBY', SEQ, jump)
+  redis.call('HSET', KEYS[1], 'run', id, 'gen', gen, 'settle', num(t + settle))
+  return gen, t + settle
+end
+
+-- settling starts every script that claims (ARGV settle ms and seq jump
+-- at the positions given): it returns the reply refusing the claim while
+-- the server settles after a restart, or nil, and the generation, which
+-- the reply of a claim carries (Index.claimed).
+local function settling(t, settleAt)
+  local gen, till = epoch(t, tonumber(ARGV[settleAt]), tonumber(ARGV[settleAt + 1]))
+  if t < till then return {'settling', gen, till - t}, gen end
+  return nil, gen
+end
+
 -- purge removes up to 64 pending entries whose lease ended at t or
 -- before; the rest go with the next calls (Lookup and Claim ignore them
 -- meanwhile).
@@ -135,6 +162,9 @@ for k = 2, #KEYS do
   if redis.call('EXISTS', KEYS[k]) == 1 then return {'nometa'} end
 end
 redis.call('HSET', KEYS[1], unpack(ARGV))
+-- A new index starts generation 1 on this server, with no settle window.
+local id = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+redis.call('HSET', KEYS[1], 'run', id, 'gen', 1, 'settle', 0)
 return {}
 `)
 
@@ -188,16 +218,19 @@ return out
 
 // claimScript inserts a pending entry unless a live entry within K or
 // with its digest was claimed after the token. ARGV: token, K, max lag,
-// lease ms, record. It returns
+// lease ms, record, settle ms, seq jump (see epoch). It returns
 //
+//	{'settling', gen, ms left}           the server restarted: no claim until the workers replayed theirs
 //	{'ahead', seq} or {'stale', seq}     the token is ahead or too old
-//	{'ok', seq, deadline}                inserted
+//	{'ok', seq, deadline, gen}           inserted
 //	{'conflict', seq, now, s, r, dl...}  not inserted: entries s with record r, lease end dl (false: committed)
 //
 // A pending entry with the very same record (ID included) is this claim
 // retried after its reply was lost: it is returned as inserted.
 var claimScript = newScript(prelude + `
 local t = now()
+local refuse, gen = settling(t, 6)
+if refuse then return refuse end
 purge(t)
 local cur = tonumber(redis.call('GET', SEQ) or '0')
 local tok, K, MAXLAG, LEASE, r = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
@@ -211,7 +244,7 @@ for s = tok + 1, cur do
   if c then
     local dl = redis.call('ZSCORE', PEND, ss)
     if not dl or tonumber(dl) > t then
-      if dl and c == r then return {'ok', s, tonumber(dl)} end
+      if dl and c == r then return {'ok', s, tonumber(dl), gen} end
       if dist(r, c) <= K or (d ~= ZERO and digest(c) == d) then
         out[#out + 1] = s; out[#out + 1] = c; out[#out + 1] = dl or false
       end
@@ -221,7 +254,83 @@ end
 if #out > 3 then return out end
 local seq = redis.call('INCR', SEQ)
 insert(seq, r, t + LEASE)
-return {'ok', seq, t + LEASE}
+return {'ok', seq, t + LEASE, gen}
+`)
+
+// healScript returns {gen, settle end, now} (ms), starting a new
+// generation when the server restarted (epoch). KEYS as the writing
+// scripts; ARGV: settle ms, seq jump.
+var healScript = newScript(prelude + `
+local t = now()
+local gen, till = epoch(t, tonumber(ARGV[1]), tonumber(ARGV[2]))
+return {gen, till, t}
+`)
+
+// replayScript makes the index hold again a worker's recent claims after
+// a restart that may have lost them (Index.Heal). ARGV: settle ms, seq
+// jump, then per claim its state ('c' confirmed, 'p' pending, 'r'
+// released), its seq, its lease end (ms) and its record. An entry with
+// the claim's ID (at its seq, or found in its first table's bucket) is
+// the claim itself: confirmed again when it was, removed when it was
+// released. A claim not found is inserted with a new seq (so that every
+// claim whose token is older sees it): committed when it was confirmed,
+// pending until its lease end when that is still ahead. It returns {gen,
+// settle end, now, then for each claim its seq now (0: none) and 1 if the
+// script wrote it again, else 0}. Replaying twice changes nothing.
+var replayScript = newScript(prelude + `
+local t = now()
+local gen, till = epoch(t, tonumber(ARGV[1]), tonumber(ARGV[2]))
+local out = {gen, till, t}
+
+-- find returns the seq (a string) of the entry with record r's ID: at
+-- seq s, else among its first table's records with its fingerprint.
+local function find(s, r)
+  local id = idof(r)
+  local c = redis.call('HGET', E, s)
+  if c and idof(c) == id then return s end
+  local v = redis.call('HGET', KEYS[6], bucketof(r, 1))
+  if not v then return nil end
+  local fp = string.sub(r, 2, 9)
+  for i = 1, #v, 16 do
+    if string.sub(v, i, i + 7) == fp then
+      local hi, lo = struct.unpack('>I4I4', v, i + 8)
+      local ss = num(hi * 4294967296 + lo)
+      c = redis.call('HGET', E, ss)
+      if c and idof(c) == id then return ss end
+    end
+  end
+  return nil
+end
+
+for i = 3, #ARGV, 4 do
+  local state, s, dl, r = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3]
+  local got = find(s, r)
+  local seq, wrote = 0, 0
+  if state == 'c' then
+    if got then
+      wrote = redis.call('ZREM', PEND, got)
+      seq = tonumber(got)
+    else
+      seq = redis.call('INCR', SEQ)
+      insert(seq, r, nil)
+      wrote = 1
+    end
+  elseif state == 'p' then
+    if got then
+      seq = tonumber(got)
+    elseif dl > t then
+      seq = redis.call('INCR', SEQ)
+      insert(seq, r, dl)
+      wrote = 1
+    end
+  elseif got and redis.call('ZSCORE', PEND, got) then
+    remove(got, r)
+    wrote = 1
+  end
+  out[#out + 1] = seq
+  out[#out + 1] = wrote
+end
+return out
 `)
 
 // confirmScript commits pending entry ARGV[1] claimed with ID ARGV[2]:
@@ -303,3 +412,26 @@ func newScript(src string) *redis.Script {
 	scriptSources = append(scriptSources, src)
 	return redis.NewScript(src)
 }
+
+// reserveScript gives ARGV[1] seqs at once to BulkLoad and returns the
+// first. KEYS: meta, seq.
+var reserveScript = newScript(lostCheck + `
+local n = tonumber(ARGV[1])
+return redis.call('INCRBY', KEYS[2], n) - n + 1
+`)
+
+// appendScript appends to fields of one hash of the index: ARGV is field,
+// bytes, field, bytes... with each field once. KEYS: meta, the hash.
+// BulkLoad writes every key with it, each bucket once per call.
+var appendScript = newScript(lostCheck + `
+local names = {}
+for i = 1, #ARGV, 2 do names[#names + 1] = ARGV[i] end
+local old = redis.call('HMGET', KEYS[2], unpack(names))
+local kv = {}
+for i, name in ipairs(names) do
+  kv[#kv + 1] = name
+  kv[#kv + 1] = (old[i] or '') .. ARGV[2 * i]
+end
+redis.call('HSET', KEYS[2], unpack(kv))
+return #names
+`)
