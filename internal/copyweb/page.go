@@ -51,9 +51,12 @@ func (p *page) render() []byte {
 	return buf.Bytes()
 }
 
-// contentNode returns the deepest element holding at least 60% of the
-// page's paragraph text (paragraphs of 20 or more characters): the article,
-// even when a site splits it over many blocks, without the sidebars.
+// contentNode returns the article's element: the deepest element holding
+// at least 60% of the page's paragraph text (paragraphs of 20 or more
+// characters), even when a site splits the article over many blocks,
+// without the sidebars; then its ancestors as long as each adds paragraphs
+// and little else (articleParent): a lead or teaser in a block beside the
+// body's blocks is the article's too, and a copy without it is no copy.
 func contentNode(root *html.Node) *html.Node {
 	under := map[*html.Node]int{} // paragraph text under each element
 	total := 0
@@ -65,8 +68,8 @@ func contentNode(root *html.Node) *html.Node {
 			return true
 		}
 		l := utf8.RuneCountInString(collapse(textOf(n)))
-		if l < 20 {
-			return false
+		if l < 20 || insideLink(n) || linkRunes(n)*2 >= l {
+			return false // too short, or a teaser: a link to another page
 		}
 		total += l
 		for a := n.Parent; a != nil && a.Type == html.ElementNode; a = a.Parent {
@@ -94,7 +97,28 @@ func contentNode(root *html.Node) *html.Node {
 	if cur.Type != html.ElementNode {
 		return nil
 	}
+	for articleParent(cur, under) {
+		cur = cur.Parent
+	}
 	return cur
+}
+
+// articleParent reports whether n's parent belongs to the article too: it
+// adds paragraph text beside n (under: the paragraph text below each
+// element), and that is at least 70% of all the text it adds, so that
+// climbing takes in a lead paragraph but not a header, a menu or a list of
+// links. The body is never the article's element.
+func articleParent(n *html.Node, under map[*html.Node]int) bool {
+	up := n.Parent
+	if up == nil || up.Type != html.ElementNode || up.DataAtom == atom.Body || up.DataAtom == atom.Html {
+		return false
+	}
+	addedParas := under[up] - under[n]
+	if addedParas <= 0 {
+		return false
+	}
+	addedText := utf8.RuneCountInString(collapse(textOf(up))) - utf8.RuneCountInString(collapse(textOf(n)))
+	return addedParas*10 >= addedText*7
 }
 
 // paragraphs returns the <p> elements under n with 20 or more characters.
@@ -120,9 +144,47 @@ func skipped(n *html.Node) bool {
 }
 
 // notArticle matches the class or id of blocks whose paragraphs are not the
-// article's: a long comment thread must not pull the article's element up
-// to one holding the comments too.
-var notArticle = regexp.MustCompile(`(?i)comment|respond|reply|sidebar|footer|related`)
+// article's: a long comment thread ("forum" in SPIP, as on
+// trafilatura/pages/blog.mondediplo.net.*) must not pull the article's
+// element up to one holding the comments too, or take its place. overlay
+// matches a cookie notice or a pop-up, hidden until shown, which can hold
+// more paragraphs than a short article (trafilatura/pages/seglerblog.*: a
+// GDPR dialog; jis.gov.jm-*: a pop-up).
+var (
+	notArticle = regexp.MustCompile(`(?i)comment|respond|reply|forum|sidebar|footer|related`)
+	overlay    = regexp.MustCompile(`(?i)cookie|gdpr|consent|modal|popup|popmake`)
+)
+
+// insideLink reports whether n is inside a link (a teaser card whose
+// whole block is one <a>).
+func insideLink(n *html.Node) bool {
+	for a := n.Parent; a != nil; a = a.Parent {
+		if a.Type == html.ElementNode && a.DataAtom == atom.A {
+			return true
+		}
+	}
+	return false
+}
+
+// linkRunes counts the letters of n's text inside links. A paragraph that
+// is inside a link or mostly link text is a teaser of another page (a "you may also like"
+// grid, an author's other stories), not the article: such grids
+// outweighed the article on trafilatura/pages/mindmegette.* and
+// football.ua.*.
+func linkRunes(n *html.Node) int {
+	l := 0
+	walk(n, func(c *html.Node) bool {
+		if skipped(c) {
+			return false
+		}
+		if c.Type == html.ElementNode && c.DataAtom == atom.A {
+			l += utf8.RuneCountInString(collapse(textOf(c)))
+			return false
+		}
+		return true
+	})
+	return l
+}
 
 func aside(n *html.Node) bool {
 	if n.Type != html.ElementNode {
@@ -131,8 +193,11 @@ func aside(n *html.Node) bool {
 	if n.DataAtom == atom.Aside || n.DataAtom == atom.Footer || n.DataAtom == atom.Nav {
 		return true
 	}
+	// On <body> and <html> the overlay words say what the page shows
+	// ("modal-open", "cookies-not-set"), not what a block is.
+	page := n.DataAtom == atom.Body || n.DataAtom == atom.Html
 	for _, a := range n.Attr {
-		if (a.Key == "class" || a.Key == "id") && notArticle.MatchString(a.Val) {
+		if (a.Key == "class" || a.Key == "id") && (notArticle.MatchString(a.Val) || !page && overlay.MatchString(a.Val)) {
 			return true
 		}
 	}

@@ -20,6 +20,20 @@
 //
 //	go run ./internal/crawlbench -index 10000000 -pages 70000 -bytes 4000 -links 2
 //
+// The prefill also gives each of its pages a random sketch (1.4 GB of file
+// at 10M), which the crawl's check of crawl.db at open reads and maps: the
+// RSS after open and the peak include it.
+//
+// With -short F a share F of the articles are short (150 words, about 130
+// distinct, under the crawler's short_features of 300), judged with the
+// wider short radius (short_k 11, 548 index ranges instead of 68); -short 1
+// makes them all short. -cpuprofile writes the crawl's CPU profile (server
+// included), whose share under the judge (crawler.(*Crawler).judgeTx) and
+// the fingerprint (contentseen.(*Fingerprinter).FingerprintSketch) is
+// ContentSeen's share of a page's CPU without the crawl's own noise:
+//
+//	go run ./internal/crawlbench -index 1000000 -pages 20000 -bytes 4000 -links 2 -short 1 -cpuprofile short.pprof
+//
 // With -workers 1,2,4 it measures the distributed crawl instead: the same
 // site crawled by 1, 2 and 4 worker processes sharing one local
 // redis-server, against one process without it (distributed.go):
@@ -38,6 +52,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -69,6 +84,9 @@ func run() error {
 	distWorker := flag.String("dist-worker", "", "internal: run one worker of the distributed benchmark into this data directory")
 	redisAddr := flag.String("redis", "", "internal: the distributed benchmark's redis-server")
 	seed := flag.String("seed", "", "internal: the distributed benchmark's seed")
+	short := flag.Float64("short", 0, "share of the articles (0 to 1) that are short: -short-words words, judged with the short radius")
+	shortWords := flag.Int("short-words", 150, "words in a short article (150: about 130 distinct; the crawler's short_features is 300)")
+	cpuProfile := flag.String("cpuprofile", "", "write the crawl's CPU profile (go tool pprof) to this file")
 	flag.Parse()
 	if *distWorker != "" {
 		return runDistWorker(*distWorker, *redisAddr, *seed, *par)
@@ -83,6 +101,9 @@ func run() error {
 			counts = append(counts, n)
 		}
 		return runDistributed(counts, *pages, *size, *par)
+	}
+	if *short < 0 || *short > 1 || *shortWords < 1 {
+		return fmt.Errorf("-short %v -short-words %d: want a share from 0 to 1 and at least one word", *short, *shortWords)
 	}
 	if *mode != "on" && *mode != "off" {
 		return fmt.Errorf("-contentseen must be on or off, not %q", *mode)
@@ -103,7 +124,8 @@ func run() error {
 	// robots.txt asks for a 60 s Crawl-delay: they pile up in the frontier
 	// (LinksPerPage per page) as on a real crawl with a slow host.
 	site := &demosite.Generated{N: *pages, DupEvery: 10, LinksPerPage: *links, PageBytes: *size,
-		ExtraLinkBase: fmt.Sprintf("http://localhost:%d", port), SlowHost: "localhost"}
+		ExtraLinkBase: fmt.Sprintf("http://localhost:%d", port), SlowHost: "localhost",
+		ShortShare: *short, ShortWords: *shortWords}
 	srv := &http.Server{Handler: site, ReadHeaderTimeout: 5 * time.Second}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
@@ -153,9 +175,24 @@ func run() error {
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru0); err != nil {
 		return err
 	}
+	var prof *os.File
+	if *cpuProfile != "" {
+		if prof, err = os.Create(*cpuProfile); err != nil {
+			return errors.Join(err, c.Close())
+		}
+		if err := pprof.StartCPUProfile(prof); err != nil {
+			return errors.Join(err, prof.Close(), c.Close())
+		}
+	}
 	start := time.Now()
 	sum, err := c.Run(context.Background())
 	elapsed := time.Since(start)
+	if prof != nil {
+		pprof.StopCPUProfile()
+		if cerr := prof.Close(); err == nil {
+			err = cerr
+		}
+	}
 	seenSum, seenCount, gerr := contentSeenTime(c.Gatherer())
 	if cerr := c.Close(); err == nil {
 		err = cerr
@@ -172,7 +209,7 @@ func run() error {
 	}
 	cpu := cpuSeconds(ru1) - cpuSeconds(ru0)
 	r := sum.Run
-	fmt.Printf("contentseen=%s pages=%d bytes/page=%d parallelism=%d\n", *mode, *pages, *size, *par)
+	fmt.Printf("contentseen=%s pages=%d bytes/page=%d short=%v (%d words) parallelism=%d\n", *mode, *pages, *size, *short, *shortWords, *par)
 	fmt.Printf("fetched %d, stored %d, dropped %d exact + %d near, frontier pending at end %d\n",
 		r.Fetched, r.Stored, r.DroppedExact, r.DroppedNear, sum.Frontier.Pending)
 	fmt.Printf("elapsed %.2fs  %.1f pages/s  cpu %.2fs  %.2f ms cpu/page  peak RSS %s\n",

@@ -18,7 +18,10 @@ import (
 // links to /x/... pages (404) that fill the frontier. Every DupEvery-th
 // page repeats the article of the page before it with one word added,
 // a near-duplicate. Pages are padded with navigation, sidebar and footer
-// markup to about PageBytes, like real news pages.
+// markup to about PageBytes, like real news pages. A ShortShare of the
+// articles are short (ShortWords words instead of about 480), as most pages
+// of a real crawl are: the crawler judges a text of fewer than
+// contentseen.short_features distinct features with the wider short radius.
 //
 // Safe for concurrent use.
 type Generated struct {
@@ -39,6 +42,12 @@ type Generated struct {
 	// it drops (a copy's links are not followed): the pages reached do
 	// not depend on the crawl's order, as with several workers.
 	IndexPage bool
+	// ShortShare (0 to 1) of the articles, drawn by page number, are
+	// ShortWords words long (0: 150, about 130 distinct words, under the
+	// crawler's default short_features of 300) instead of 480 (about 380
+	// distinct words). A copy is as short as the page it copies.
+	ShortShare float64
+	ShortWords int
 
 	served atomic.Int64
 	mu     sync.Mutex
@@ -111,7 +120,7 @@ func (g *Generated) page(i int) string {
 	if g.IsDuplicate(i) {
 		src = i - 1
 	}
-	paras := articleText(src)
+	paras := articleText(src, g.articleWords(src))
 	if src != i {
 		paras = append(paras, "Reposted.")
 	}
@@ -146,13 +155,34 @@ func (g *Generated) page(i int) string {
 	return b.String()
 }
 
-// articleText returns page i's article: about 500 words drawn from a fixed
-// vocabulary with a skewed distribution, deterministic in i.
-func articleText(i int) []string {
+// longWords is the length of an article that is not short.
+const longWords = 480
+
+// articleWords is the length of page i's article: longWords, or
+// ShortWords for the ShortShare of the pages that are short.
+func (g *Generated) articleWords(i int) int {
+	if g.ShortShare <= 0 {
+		return longWords
+	}
+	// A draw of its own, so that the articles' words do not depend on
+	// ShortShare.
+	if rand.New(rand.NewPCG(uint64(i), 0x5407)).Float64() >= g.ShortShare {
+		return longWords
+	}
+	if g.ShortWords > 0 {
+		return g.ShortWords
+	}
+	return 150
+}
+
+// articleText returns page i's article: n words in paragraphs of up to 80,
+// drawn from a fixed vocabulary with a skewed distribution, deterministic
+// in i (an article of 150 words is the first 150 of the one of 480).
+func articleText(i, n int) []string {
 	rng := rand.New(rand.NewPCG(uint64(i), 0x5eed))
-	paras := make([]string, 6)
+	paras := make([]string, (n+79)/80)
 	for p := range paras {
-		words := make([]string, 80)
+		words := make([]string, min(80, n-80*p))
 		for w := range words {
 			// Squaring skews the draw towards frequent words, as in text.
 			f := rng.Float64()
