@@ -172,7 +172,7 @@ func TestJoinIndexAgainstJoinPartitions(t *testing.T) {
 					if nb < 0 { // prefix groups of tens of entries
 						nb, gen = -nb, clustered(r)
 					}
-					batch, bfps, stored, sfps := joinIndexInputFrom(r, testSize(4000, 30000), nb, l.K(), gen)
+					batch, bfps, stored, sfps := joinIndexInputFrom(r, testSize(2000, 30000), nb, l.K(), gen)
 					inBlocks := len(sfps) * 3 / 4
 					x := openJoinIndex(t, l, blockLimit, stored, sfps, inBlocks)
 					fids, ffps := firstIDs(stored, sfps)

@@ -25,6 +25,7 @@ import (
 // flag or from the config; a Redis nobody answers at is exit 1 naming the
 // address.
 func TestBackendBadURLAndUnreachable(t *testing.T) {
+	t.Parallel() // waits out the dial retries to addresses nothing listens on
 	dir := t.TempDir()
 	seeds := writeFile(t, dir, "seeds.txt", "http://127.0.0.1:1/\n")
 	for _, args := range [][]string{
@@ -191,6 +192,7 @@ func TestBackendRefusesAnotherCrawlsDirectory(t *testing.T) {
 
 // A worker that cannot reach Redis leaves no data directory it created.
 func TestBackendFailedStartLeavesNoDirectory(t *testing.T) {
+	t.Parallel() // waits out the dial retries to an address nothing listens on
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

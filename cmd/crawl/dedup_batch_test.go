@@ -10,14 +10,15 @@ import (
 
 // --batch N decides as one by one: same stored pages, same drop log, same
 // kept records in --out, same summary counts; --batch 0 (the default)
-// batches an input of 1 MiB or more (of 256 KiB here, to keep the test
-// small; 1 MiB with SIMCRAWL_BIG=1). Bad values are refused.
+// batches an input of 1 MiB or more (of 128 KiB here, 150 records of
+// about 1 KB, to keep the test small; 1 MiB with SIMCRAWL_BIG=1). Bad
+// values are refused.
 func TestDedupBatchFlag(t *testing.T) {
 	dir := t.TempDir()
 	n := 1100
 	if os.Getenv("SIMCRAWL_BIG") != "1" {
 		defer func(was int64) { autoBatchBytes = was }(autoBatchBytes)
-		autoBatchBytes, n = 256<<10, 300 // not a parallel test: nothing else runs
+		autoBatchBytes, n = 128<<10, 150 // not a parallel test: nothing else runs
 	}
 	input := textInput(t, dir, n)
 	if n := inputBytes([]string{input}); n < autoBatchBytes {
@@ -85,7 +86,7 @@ func TestDedupBatchKillNineThenResume(t *testing.T) {
 	}
 	t.Parallel()
 	dir := t.TempDir()
-	n := 1000 // 16 batches
+	n := 500 // 8 batches of 64; the kill comes after the first drop line
 	if os.Getenv("SIMCRAWL_BIG") == "1" {
 		n = 3000
 	}

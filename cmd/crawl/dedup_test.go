@@ -312,6 +312,7 @@ func TestDedupBadUsage(t *testing.T) {
 // A data directory in use (a crawl, another dedup) is refused with the
 // crawl's own message.
 func TestDedupRefusedWhileInUse(t *testing.T) {
+	t.Parallel() // waits out the 1 s lock timeout; its own directories
 	tree, _ := dedupFixture(t)
 	data := t.TempDir()
 	c, err := crawler.Open(crawler.Options{DataDir: data, K: 3})

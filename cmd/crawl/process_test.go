@@ -223,6 +223,7 @@ func TestInterruptDrainsAndExits130(t *testing.T) {
 }
 
 func TestSecondProcessRefused(t *testing.T) {
+	t.Parallel() // waits out the 1 s lock timeouts; its own site and directories
 	if testing.Short() {
 		t.Skip("starts crawl processes")
 	}

@@ -35,6 +35,7 @@ var readmeSkips = []struct {
 	{"SIMCRAWL_BIG=1 go test", "the tests at full size (tens of minutes)", false},
 	{"./crawl serve --data demo-data", "the web view serves on port 8080 until Ctrl-C, and so does --ui; TestWebViewInBrowser and TestCrawlUI run them", true},
 	{"go run ./internal/copyweb", "the copy-web harness: its own test (internal/copyweb) runs it", false},
+	{"go run ./internal/crawlbench", "a benchmark of minutes over a prefilled index, and the profile it writes read after it: not an example of the crawl", true},
 	{"go test -run TestQualityCopies", "the copy-web harness's test, run by the test command", false},
 	{"SIMCRAWL_BIG=1 go test", "the tests at full size (up to an hour)", false},
 	{"--backend redis://crawl-redis.example", "a Redis server of the reader's; the TestBackend tests run workers on a real one", false},

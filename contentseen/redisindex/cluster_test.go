@@ -34,6 +34,7 @@ func clusterClient(t testing.TB, c *redistest.Cluster) *redis.ClusterClient {
 // Open loaded the scripts into every master, so no call fell back from
 // EVALSHA to sending a script's source with EVAL.
 func TestClusterSharedContract(t *testing.T) {
+	t.Parallel() // a cluster of its own; its start waits 2 s (a node turns ok no sooner)
 	c := redistest.StartCluster(t)
 	contentseentest.RunShared(t, func(t testing.TB, o contentseen.SharedOptions, n int) []contentseen.Shared {
 		name := newName()
@@ -70,6 +71,7 @@ func masterOf(t testing.TB, rdb *redis.ClusterClient, key string) string {
 // master; two crawls whose tags hash to slots of different masters put
 // their load on different masters.
 func TestClusterOneSlotPerCrawl(t *testing.T) {
+	t.Parallel() // a cluster of its own; its start waits 2 s (a node turns ok no sooner)
 	c := redistest.StartCluster(t)
 	rdb := clusterClient(t, c)
 	ctx := context.Background()

@@ -13,6 +13,7 @@ import (
 // Expired pending entries are ignored at once and purged 64 per Claim or
 // Confirm, bucket records and digests with them; committed ones stay.
 func TestPurgeExpired(t *testing.T) {
+	t.Parallel() // an index of its own on the shared server; waits out a 2 s lease
 	ctx := context.Background()
 	x := open(t, client(t, sharedAddr), Options{Name: newName(), SharedOptions: contentseen.SharedOptions{K: 3, Lease: 2 * time.Second}})
 	const n = 100

@@ -30,6 +30,7 @@ func clusterClient(t testing.TB, c *redistest.Cluster) *redis.ClusterClient {
 // Open loaded the scripts into every master, so no call fell back from
 // EVALSHA to sending a script's source with EVAL.
 func TestClusterQueueContract(t *testing.T) {
+	t.Parallel() // a cluster of its own; its start waits 2 s (a node turns ok no sooner)
 	c := redistest.StartCluster(t)
 	rdb := clusterClient(t, c)
 	frontiertest.Run(t, func(t *testing.T, o frontier.Options) frontier.Queue {
@@ -80,6 +81,7 @@ func keysByMaster(t testing.TB, rdb *redis.ClusterClient, pattern string) map[st
 // slot of its hash tag {NAME}, so on one master; two crawls whose tags
 // hash to slots of different masters put their load on different masters.
 func TestClusterOneSlotPerCrawl(t *testing.T) {
+	t.Parallel() // a cluster of its own; its start waits 2 s (a node turns ok no sooner)
 	c := redistest.StartCluster(t)
 	rdb := clusterClient(t, c)
 	ctx := context.Background()
