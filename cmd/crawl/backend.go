@@ -135,7 +135,8 @@ func openBackend(ctx context.Context, cfg Config, opts *crawler.Options) (_ *bac
 	// one machine.
 	radius := min(opts.WidestRadius(), layout.MaxK())
 	b.index, err = redisindex.Open(ctx, b.rdb, redisindex.Options{Name: cfg.CrawlName,
-		SharedOptions: contentseen.SharedOptions{Layout: layout, K: radius, Lease: lease}})
+		SharedOptions: contentseen.SharedOptions{Layout: layout, K: radius, Lease: lease},
+		Settle:        time.Duration(cfg.BackendSettle)})
 	if err != nil {
 		return nil, fmt.Errorf("backend: %w", err)
 	}

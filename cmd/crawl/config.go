@@ -12,8 +12,14 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/simcrawl/simcrawl/contentseen"
+	"github.com/simcrawl/simcrawl/contentseen/redisindex"
 	"github.com/simcrawl/simcrawl/crawler"
 )
+
+// minSettle is the shortest backend_settle: a worker notices that Redis
+// restarted within its heal interval (1 s) plus the longest retry backoff
+// (redisconn.MaxBackoff, 2 s).
+const minSettle = 3 * time.Second
 
 // Config is the whole of config.yaml. The YAML keys are a user contract:
 // extend, never rename. The documented default file at the repository root
@@ -37,6 +43,10 @@ type Config struct {
 	// BackendLease is how long a worker's URLs and pending claims stay
 	// leased to it after it stops answering.
 	BackendLease Duration `yaml:"backend_lease"`
+	// BackendSettle is how long new claims wait after the backend's Redis
+	// restarted, while every worker writes its recent claims again
+	// (redisindex.Options.Settle).
+	BackendSettle Duration `yaml:"backend_settle"`
 }
 
 // ScopeConfig says which URLs the crawl may visit.
@@ -126,9 +136,10 @@ func defaultConfig() Config {
 			Containment:   contentseen.DefaultMinContainment,
 			SizeRatio:     contentseen.DefaultMinSizeRatio,
 		},
-		Store:        StoreConfig{KeepDropText: true},
-		CrawlName:    "default",
-		BackendLease: Duration(30 * time.Second),
+		Store:         StoreConfig{KeepDropText: true},
+		CrawlName:     "default",
+		BackendLease:  Duration(30 * time.Second),
+		BackendSettle: Duration(redisindex.DefaultSettle),
 		Log: LogConfig{
 			Level:          "info",
 			StatusInterval: Duration(5 * time.Second),
@@ -348,6 +359,11 @@ func (c *Config) Validate() error {
 	}
 	if c.BackendLease < Duration(time.Second) {
 		bad("backend_lease", "must be at least 1s, got %v", c.BackendLease)
+	}
+	// A shorter window would let a copy be claimed before the claims it
+	// copies are written again.
+	if c.BackendSettle < Duration(minSettle) {
+		bad("backend_settle", "must be at least %v, got %v", minSettle, c.BackendSettle)
 	}
 	if len(errs) == 0 {
 		return nil

@@ -42,7 +42,7 @@ func TestRedisRestartMidRun(t *testing.T) {
 	so := contentseen.SharedOptions{K: 3, Lease: 10 * time.Second}
 	idx := make([]*Index, workers)
 	for w := range idx {
-		idx[w] = open(t, client(t, srv.Addr()), Options{Name: name, SharedOptions: so})
+		idx[w] = open(t, client(t, srv.Addr()), Options{Name: name, SharedOptions: so, Settle: 3 * time.Second})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hung client fails, not hangs, the test
 	defer cancel()
