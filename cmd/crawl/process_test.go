@@ -6,10 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -34,6 +37,18 @@ func TestMain(m *testing.M) {
 		os.Args = append([]string{"crawl"}, args...)
 		main()
 		os.Exit(0)
+	}
+	// The parallel tests here are the crawl-process tests, which spend
+	// their time waiting (leases, restarts, dial retries, a settle window),
+	// not computing: run more of them at once than -parallel's default of
+	// GOMAXPROCS, unless -parallel was given.
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		if err := flag.Set("test.parallel", strconv.Itoa(max(6, runtime.GOMAXPROCS(0)))); err != nil {
+			panic(err)
+		}
 	}
 	os.Exit(m.Run())
 }
