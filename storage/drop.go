@@ -53,11 +53,8 @@ type Drop struct {
 // under the stored page it duplicates (DropsOf). Cost: a small record, one
 // zstd frame of the text when kept, three or four small index writes.
 func (s *Store) PutDropTx(tx *bolt.Tx, d *Drop) error {
-	if d.URL == "" {
-		return fmt.Errorf("storage: put drop: empty url")
-	}
-	if d.Reason != ReasonExact && d.Reason != ReasonNear {
-		return fmt.Errorf("storage: put drop %s: reason %q is neither %q nor %q", d.URL, d.Reason, ReasonExact, ReasonNear)
+	if err := checkDrop(d); err != nil {
+		return fmt.Errorf("storage: put drop: %w", err)
 	}
 	b, err := s.buckets(tx)
 	if err != nil {
@@ -104,6 +101,19 @@ func (s *Store) PutDropTx(tx *bolt.Tx, d *Drop) error {
 	return nil
 }
 
+// checkDrop returns what makes d unfit to record: a drop has a URL and
+// one of the two reasons. A record read back is checked too, so a damaged
+// one that still decodes is an error, not a drop with no reason.
+func checkDrop(d *Drop) error {
+	if d.URL == "" {
+		return fmt.Errorf("empty url")
+	}
+	if d.Reason != ReasonExact && d.Reason != ReasonNear {
+		return fmt.Errorf("%s: reason %q is neither %q nor %q", d.URL, d.Reason, ReasonExact, ReasonNear)
+	}
+	return nil
+}
+
 func decodeDrop(b buckets, key, v []byte, withText bool) (*Drop, error) {
 	id := btoi(key)
 	var r dropRecord
@@ -116,6 +126,9 @@ func decodeDrop(b buckets, key, v []byte, withText bool) (*Drop, error) {
 		Reason: r.Reason, Fingerprint: r.Fingerprint, MatchedFingerprint: r.MatchedFingerprint,
 		TextLen: r.TextLen, Similarity: r.Similarity, Containment: r.Containment,
 		DuplicateOfWorker: r.DuplicateOfWorker,
+	}
+	if err := checkDrop(d); err != nil {
+		return nil, fmt.Errorf("storage: drop %d: damaged record: %w", id, err)
 	}
 	if withText {
 		t, err := getCompressed(b.dropText, key)

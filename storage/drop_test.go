@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,5 +140,49 @@ func TestPutDropRejectsBadReason(t *testing.T) {
 	d.Reason = "similar"
 	if err := db.Update(func(tx *bolt.Tx) error { return s.PutDropTx(tx, d) }); err == nil {
 		t.Error("PutDropTx with reason \"similar\" succeeded")
+	}
+}
+
+// A drop record damaged so that it still decodes, with its reason or URL
+// gone, is an error when read (crawl repair then counts it lost), not a
+// drop with no reason that cannot be recorded again.
+func TestDamagedDropRecordIsAnError(t *testing.T) {
+	ctx := context.Background()
+	for _, damage := range []func(*dropRecord){
+		func(r *dropRecord) { r.Reason = "" },
+		func(r *dropRecord) { r.Reason = "nearly" },
+		func(r *dropRecord) { r.URL = "" },
+	} {
+		s, db := newStore(t, DefaultOptions())
+		d := sampleDrop(1, 1)
+		putDrop(t, s, db, d)
+		err := db.Update(func(tx *bolt.Tx) error {
+			b, err := s.buckets(tx)
+			if err != nil {
+				return err
+			}
+			var r dropRecord
+			if err := decodeRecord(b.drops.Get(itob(d.ID)), &r); err != nil {
+				return err
+			}
+			damage(&r)
+			v, err := encodeRecord(r)
+			if err != nil {
+				return err
+			}
+			return b.drops.Put(itob(d.ID), v)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.GetDrop(ctx, d.ID); err == nil || !strings.Contains(err.Error(), "damaged record") {
+			t.Errorf("GetDrop of a damaged record: %v, want a damaged record error", err)
+		}
+		if _, err := s.GetDropHeader(ctx, d.ID); err == nil {
+			t.Errorf("GetDropHeader of a damaged record: no error")
+		}
+		if err := s.DropHeaders(ctx, func(*Drop) error { return nil }); err == nil {
+			t.Errorf("DropHeaders over a damaged record: no error")
+		}
 	}
 }

@@ -6,13 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,6 +19,7 @@ import (
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/crawler"
 	"github.com/simcrawl/simcrawl/internal/demosite"
+	"github.com/simcrawl/simcrawl/internal/redistest"
 	"github.com/simcrawl/simcrawl/storage"
 )
 
@@ -38,18 +36,9 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	// The parallel tests here are the crawl-process tests, which spend
-	// their time waiting (leases, restarts, dial retries, a settle window),
-	// not computing: run more of them at once than -parallel's default of
-	// GOMAXPROCS, unless -parallel was given.
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		if err := flag.Set("test.parallel", strconv.Itoa(max(6, runtime.GOMAXPROCS(0)))); err != nil {
-			panic(err)
-		}
-	}
+	// The parallel tests here are the crawl-process tests, which wait on
+	// leases, restarts, dial retries and the settle window.
+	redistest.WaitingParallel(6)
 	os.Exit(m.Run())
 }
 

@@ -32,6 +32,7 @@ func Main(m *testing.M, pkg string, addr *string) {
 		os.Exit(1)
 	}
 	*addr = a
+	WaitingParallel(6) // the cluster tests wait on their cluster's start
 	code := m.Run()
 	stop()
 	os.Exit(code)
