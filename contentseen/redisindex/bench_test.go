@@ -66,21 +66,11 @@ func benchEntry(r *rand.Rand, i int) contentseen.Entry {
 
 func usedMemory(b *testing.B, rdb *redis.Client) int64 {
 	b.Helper()
-	s, err := rdb.Info(context.Background(), "memory").Result()
+	n, err := redisconn.UsedMemory(context.Background(), rdb)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for line := range strings.Lines(s) {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return n
-		}
-	}
-	b.Fatal("INFO memory has no used_memory")
-	return 0
+	return n
 }
 
 // serverCPU is the server's CPU time so far (INFO cpu, user and system,

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -179,21 +178,11 @@ func memoryUsage(b *testing.B, rdb *redis.Client, key string) float64 {
 
 func usedMemory(b *testing.B, rdb *redis.Client) int64 {
 	b.Helper()
-	s, err := rdb.Info(context.Background(), "memory").Result()
+	n, err := redisconn.UsedMemory(context.Background(), rdb)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for line := range strings.Lines(s) {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return n
-		}
-	}
-	b.Fatal("INFO memory has no used_memory")
-	return 0
+	return n
 }
 
 // latencies collects per-operation times and reports p50 and p99.

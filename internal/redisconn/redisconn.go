@@ -84,22 +84,49 @@ func CheckServers(ctx context.Context, rdb redis.UniversalClient, incompatible e
 // text: the scripts use Redis 7 semantics (effects replication, so TIME
 // may precede writes; ZADD GT).
 func checkVersion(info string, incompatible error) error {
-	for line := range strings.Lines(info) {
-		v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:")
-		if !ok {
-			continue
-		}
-		major, _, _ := strings.Cut(v, ".")
-		n, err := strconv.Atoi(major)
-		if err != nil {
-			return fmt.Errorf("%w: unreadable redis_version %q", incompatible, v)
-		}
-		if n < 7 {
-			return fmt.Errorf("%w: redis %s, need 7.0 or later", incompatible, v)
-		}
-		return nil
+	v, ok := InfoField(info, "redis_version")
+	if !ok {
+		return fmt.Errorf("%w: INFO server has no redis_version", incompatible)
 	}
-	return fmt.Errorf("%w: INFO server has no redis_version", incompatible)
+	major, _, _ := strings.Cut(v, ".")
+	n, err := strconv.Atoi(major)
+	if err != nil {
+		return fmt.Errorf("%w: unreadable redis_version %q", incompatible, v)
+	}
+	if n < 7 {
+		return fmt.Errorf("%w: redis %s, need 7.0 or later", incompatible, v)
+	}
+	return nil
+}
+
+// InfoField returns the value of field name in the text of an INFO reply
+// ("name:value" lines), and whether it is there.
+func InfoField(info, name string) (string, bool) {
+	for line := range strings.Lines(info) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// UsedMemory returns the server's used_memory (INFO memory): the bytes its
+// allocator holds, data and overhead, which the memory-per-entry figures of
+// the benchmarks divide.
+func UsedMemory(ctx context.Context, c redis.Cmdable) (int64, error) {
+	info, err := c.Info(ctx, "memory").Result()
+	if err != nil {
+		return 0, fmt.Errorf("redis INFO memory: %w", err)
+	}
+	v, ok := InfoField(info, "used_memory")
+	if !ok {
+		return 0, fmt.Errorf("redis INFO memory has no used_memory")
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("redis INFO memory: used_memory %q: %w", v, err)
+	}
+	return n, nil
 }
 
 // Backoff of a call retried while Redis is unreachable or restarting:

@@ -46,3 +46,20 @@ func TestTransient(t *testing.T) {
 		}
 	}
 }
+
+func TestInfoField(t *testing.T) {
+	info := "# Memory\r\nused_memory:1048576\r\nused_memory_human:1.00M\r\n"
+	for _, c := range []struct {
+		name, want string
+		ok         bool
+	}{
+		{"used_memory", "1048576", true},
+		{"used_memory_human", "1.00M", true},
+		{"used_memory_peak", "", false},
+		{"used", "", false},
+	} {
+		if got, ok := InfoField(info, c.name); got != c.want || ok != c.ok {
+			t.Errorf("InfoField(%q) = %q, %v; want %q, %v", c.name, got, ok, c.want, c.ok)
+		}
+	}
+}
