@@ -202,8 +202,10 @@ type Verdict struct {
 	// with Copy (the page was claimed in its look-up): release it; and
 	// with Wait: Rejudge later, or release it.
 	Seq uint64
-	// looked is JudgeClaim's look-up, which Rejudge updates.
+	// looked is JudgeClaim's look-up, which Rejudge updates, and radius
+	// the radius it looked within.
 	looked LookupClaimed
+	radius int
 }
 
 // maxJudgeRounds bounds Judge's claim attempts, each lost to a concurrent

@@ -62,7 +62,9 @@ func JudgeClaim(ctx context.Context, s LookupClaimer, e Entry, radius int, isCop
 		if err != nil {
 			return Verdict{}, err
 		}
-		return judgeClaimed(ctx, s, e, lc, isCopy)
+		v, err := judgeClaimed(ctx, s, e, lc, isCopy)
+		v.radius = radius
+		return v, err
 	}
 }
 
@@ -89,6 +91,13 @@ func judgeClaimed(ctx context.Context, s Shared, e Entry, lc LookupClaimed, isCo
 // it claims with the look-up's token as Judge does. A Wait that holds no
 // look-up (a conflict of that claim) is judged again from the start
 // (Judge); a v that is no Wait is returned as it is.
+//
+// When a pending candidate is gone, the page is judged again from the
+// start (its own claim released first, JudgeClaim after): the candidate
+// may have been released or have expired, but it may also live on under
+// another seq, written again by its worker after a Redis restart lost it
+// (redisindex's replay), and taking it for released would store a copy of
+// a stored page.
 func Rejudge(ctx context.Context, s LookupClaimer, e Entry, v Verdict, isCopy func(c Entry) bool) (Verdict, error) {
 	switch {
 	case v.Wait == nil:
@@ -116,7 +125,7 @@ func Rejudge(ctx context.Context, s LookupClaimer, e Entry, v Verdict, isCopy fu
 		if c.Pending {
 			n, ok := cur[c.Seq]
 			if !ok {
-				continue // released or expired: its page is not stored
+				return judgeAgain(ctx, s, e, v, isCopy)
 			}
 			n.Distance = c.Distance
 			c = n
@@ -124,5 +133,19 @@ func Rejudge(ctx context.Context, s LookupClaimer, e Entry, v Verdict, isCopy fu
 		cands = append(cands, c)
 	}
 	lc.Candidates = cands
-	return judgeClaimed(ctx, s, e, lc, isCopy)
+	w, err := judgeClaimed(ctx, s, e, lc, isCopy)
+	w.radius = v.radius
+	return w, err
+}
+
+// judgeAgain releases the claim Wait verdict v holds for page e and judges
+// e from the start, within v's radius: a fresh look-up would find the page's
+// own pending entry by its digest and take the page for an exact copy.
+func judgeAgain(ctx context.Context, s LookupClaimer, e Entry, v Verdict, isCopy func(c Entry) bool) (Verdict, error) {
+	if v.Seq != 0 {
+		if err := s.Release(ctx, v.Seq, e.ID); err != nil {
+			return Verdict{}, err
+		}
+	}
+	return JudgeClaim(ctx, s, e, v.radius, isCopy)
 }

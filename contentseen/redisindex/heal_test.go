@@ -271,3 +271,57 @@ func TestHealLostKeys(t *testing.T) {
 		t.Errorf("%d of the index's keys exist after Heal, %v; want none", n, err)
 	}
 }
+
+// A copy waiting for a pending page across a restart that lost both
+// claims: the page's worker writes its claim again under a new seq and
+// confirms it, and the copy's Rejudge, which finds the old seq gone, judges
+// it again from the start and drops it as a copy, instead of taking the
+// page for released and storing the copy beside it (which a crawl of two
+// workers did: TestBackendRedisLostWrites).
+func TestHealWaitingCopy(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv := redistest.Start(t, redistest.WithArgs("--appendfsync", "always"))
+	o := Options{Name: newName(), SharedOptions: contentseen.SharedOptions{K: 3}, Settle: 3 * time.Second}
+	w1 := open(t, client(t, srv.Addr()), o)
+	w2 := open(t, client(t, srv.Addr()), o)
+	before := contentseentest.Entry("w1/0", 0x0f0f0f0f0f0f0f0f, 1)
+	judgeStore(ctx, t, judgeLookupClaim, w1, before)
+	aof, size := incrAOF(t, srv) // T
+
+	a := contentseentest.Entry("w1/1", 0x1234567812345678, 2)
+	va, err := contentseen.JudgeClaim(ctx, w1, a, 3, func(contentseen.Entry) bool { return false })
+	if err != nil || va.Seq == 0 {
+		t.Fatalf("page A: %+v, %v, want claimed", va, err)
+	}
+	copyA := contentseentest.Entry("w2/1", a.Fingerprint^1, 20)
+	isCopy := func(c contentseen.Entry) bool { return contentseen.Distance(c.Fingerprint, a.Fingerprint) <= 3 }
+	v, err := contentseen.JudgeClaim(ctx, w2, copyA, 3, isCopy)
+	if err != nil || v.Wait == nil || v.Wait.Seq != va.Seq || v.Seq == 0 {
+		t.Fatalf("copy of pending A: %+v, %v, want Wait for %d holding a claim", v, err, va.Seq)
+	}
+	srv.Kill()
+	if err := os.Truncate(aof, size); err != nil {
+		t.Fatal(err)
+	}
+	srv.Restart()
+
+	for i, w := range []*Index{w1, w2} {
+		if h, err := w.Heal(ctx); err != nil || h != (contentseen.Healed{Restarts: 1, Replayed: 1}) {
+			t.Fatalf("worker %d: Heal = %+v, %v, want one restart, its claim replayed", i+1, h, err)
+		}
+	}
+	if err := w1.Confirm(ctx, va.Seq, a.ID); err != nil { // A stored: its old seq maps to the new
+		t.Fatalf("confirm A after the replay: %v", err)
+	}
+	v, err = contentseen.Rejudge(ctx, w2, copyA, v, isCopy)
+	if err != nil || v.Copy == nil || v.Copy.ID != a.ID || v.Copy.Pending {
+		t.Fatalf("copy of A judged again after the restart: %+v, %v; want a copy of committed %s", v, err, a.ID)
+	}
+	if v.Seq != 0 {
+		if err := w2.Release(ctx, v.Seq, copyA.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkConsistent(t, w1)
+}
