@@ -100,7 +100,7 @@ func TestBoltSpaceNearFloor(t *testing.T) {
 			t.Errorf("bulk: table %d takes %.2f bits per fingerprint, floor %.2f + 3", tab, b, floor)
 		}
 	}
-	if fill := s.pageBits - s.idBits/float64(len(s.fpBits)); fill > floor+4 {
+	if fill := s.pageBits - s.idBits/float64(len(s.fpBits)); fill > floor+pageSlack {
 		t.Errorf("bulk: %.2f bits of pages per fingerprint per table, ids aside (blocks %.2f): pages not filled", fill, s.fpBits)
 	}
 	x.minDelta = 1 << 30
@@ -130,10 +130,19 @@ func TestBoltSpaceNearFloor(t *testing.T) {
 	// full: a merge that left half-full blocks, or half-full pages (bbolt
 	// splits at half a page by default, and never splits a node of four
 	// blocks or fewer), took 97 bits here.
-	if fill := s.pageBits - s.idBits/float64(len(s.fpBits)); fill > floor+4 {
+	if fill := s.pageBits - s.idBits/float64(len(s.fpBits)); fill > floor+pageSlack {
 		t.Errorf("after a merge: %.2f bits of pages per fingerprint per table, ids aside (blocks %.2f): pages not filled", fill, s.fpBits)
 	}
 }
+
+// pageSlack is how far above the floor the pages may be, per fingerprint
+// per table, ids aside: the blocks' 3 bits, plus page headers and the
+// last page of each run, one page being 0.15 bits at this test's size.
+// Storage format 4's restart points (at prefix ranges) put the blocks
+// about half a bit higher than format 3's, and 4 bits then failed one seed
+// in about 30 by a single page (53.78 against 53.70); a merge that left
+// pages half full takes 97.
+const pageSlack = 4.5
 
 func TestFloorBits(t *testing.T) {
 	// Issue 6's figures: 45.5 / 42.2 / 38.9 bits at 1M / 10M / 100M.
