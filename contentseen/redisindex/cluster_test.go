@@ -17,18 +17,6 @@ import (
 	"github.com/simcrawl/simcrawl/internal/redistest"
 )
 
-// clusterClient returns a client of cluster c closed when t ends.
-func clusterClient(t testing.TB, c *redistest.Cluster) *redis.ClusterClient {
-	t.Helper()
-	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs()})
-	t.Cleanup(func() {
-		if err := rdb.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	return rdb
-}
-
 // The Redis index passes the Shared contract on a Redis Cluster of three
 // masters, each of an index's n workers a ClusterClient of its own; and
 // Open loaded the scripts into every master, so no call fell back from
@@ -40,7 +28,7 @@ func TestClusterSharedContract(t *testing.T) {
 		name := newName()
 		cs := make([]contentseen.Shared, n)
 		for i := range cs {
-			cs[i] = open(t, clusterClient(t, c), Options{Name: name, SharedOptions: o})
+			cs[i] = open(t, c.Client(t), Options{Name: name, SharedOptions: o})
 		}
 		return cs
 	})
@@ -73,7 +61,7 @@ func masterOf(t testing.TB, rdb *redis.ClusterClient, key string) string {
 func TestClusterOneSlotPerCrawl(t *testing.T) {
 	t.Parallel() // a cluster of its own; its start waits 2 s (a node turns ok no sooner)
 	c := redistest.StartCluster(t)
-	rdb := clusterClient(t, c)
+	rdb := c.Client(t)
 	ctx := context.Background()
 	// Crawl names in turn until one's tag is on another master than the
 	// first's (a 2-in-3 chance each).

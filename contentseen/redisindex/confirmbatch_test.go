@@ -9,6 +9,7 @@ import (
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/contentseen/contentseentest"
 	"github.com/simcrawl/simcrawl/internal/redisconn"
+	"github.com/simcrawl/simcrawl/internal/redistest"
 )
 
 // ConfirmBatch confirms claims in one round trip with Confirm's answer for
@@ -17,7 +18,7 @@ import (
 // scripts it still answers each.
 func TestConfirmBatch(t *testing.T) {
 	ctx := context.Background()
-	rdb := client(t, sharedAddr)
+	rdb := redistest.Client(t, sharedAddr)
 	x := open(t, rdb, Options{Name: newName(), SharedOptions: contentseen.SharedOptions{K: 3}})
 	var claims []contentseen.ClaimRef
 	for i := range 5 {

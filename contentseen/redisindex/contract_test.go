@@ -5,6 +5,7 @@ import (
 
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/contentseen/contentseentest"
+	"github.com/simcrawl/simcrawl/internal/redistest"
 )
 
 // The Redis index passes the Shared contract, each index a fresh crawl on
@@ -15,7 +16,7 @@ func TestSharedContract(t *testing.T) {
 		name := newName()
 		cs := make([]contentseen.Shared, n)
 		for i := range cs {
-			cs[i] = open(t, client(t, sharedAddr), Options{Name: name, SharedOptions: o})
+			cs[i] = open(t, redistest.Client(t, sharedAddr), Options{Name: name, SharedOptions: o})
 		}
 		return cs
 	})

@@ -69,9 +69,9 @@ func testHealLostClaim(t *testing.T, judge judgeFunc, copyFirst bool) {
 	defer cancel()
 	srv := redistest.Start(t, redistest.WithArgs("--appendfsync", "always"))
 	o := Options{Name: newName(), SharedOptions: contentseen.SharedOptions{K: 3}, Settle: 3 * time.Second}
-	w1 := open(t, client(t, srv.Addr()), o)
-	w2 := open(t, client(t, srv.Addr()), o)
-	w3 := open(t, client(t, srv.Addr()), o)
+	w1 := open(t, redistest.Client(t, srv.Addr()), o)
+	w2 := open(t, redistest.Client(t, srv.Addr()), o)
+	w3 := open(t, redistest.Client(t, srv.Addr()), o)
 	before := contentseentest.Entry("w1/1", 0x0f0f0f0f0f0f0f0f, 1)
 	if v := judgeStore(ctx, t, judge, w1, before); v.Seq == 0 {
 		t.Fatalf("page before T: %+v, want claimed", v)
@@ -213,7 +213,7 @@ func TestHealConfirmBatch(t *testing.T) {
 	defer cancel()
 	srv := redistest.Start(t, redistest.WithArgs("--appendfsync", "always"))
 	o := Options{Name: newName(), SharedOptions: contentseen.SharedOptions{K: 3}, Settle: 200 * time.Millisecond}
-	x := open(t, client(t, srv.Addr()), o)
+	x := open(t, redistest.Client(t, srv.Addr()), o)
 	aof, size := incrAOF(t, srv) // T
 	var refs []contentseen.ClaimRef
 	for i := range 3 {
@@ -255,7 +255,7 @@ func TestHealConfirmBatch(t *testing.T) {
 // Heal fails with ErrLost and writes nothing, as every call does.
 func TestHealLostKeys(t *testing.T) {
 	ctx := context.Background()
-	rdb := client(t, sharedAddr)
+	rdb := redistest.Client(t, sharedAddr)
 	x := open(t, rdb, Options{Name: newName(), SharedOptions: contentseen.SharedOptions{K: 3}})
 	a := contentseentest.Entry("w/a", 0x1111, 1)
 	if v := judgeStore(ctx, t, judgeLookup, x, a); v.Seq == 0 {
@@ -283,8 +283,8 @@ func TestHealWaitingCopy(t *testing.T) {
 	defer cancel()
 	srv := redistest.Start(t, redistest.WithArgs("--appendfsync", "always"))
 	o := Options{Name: newName(), SharedOptions: contentseen.SharedOptions{K: 3}, Settle: 3 * time.Second}
-	w1 := open(t, client(t, srv.Addr()), o)
-	w2 := open(t, client(t, srv.Addr()), o)
+	w1 := open(t, redistest.Client(t, srv.Addr()), o)
+	w2 := open(t, redistest.Client(t, srv.Addr()), o)
 	before := contentseentest.Entry("w1/0", 0x0f0f0f0f0f0f0f0f, 1)
 	judgeStore(ctx, t, judgeLookupClaim, w1, before)
 	aof, size := incrAOF(t, srv) // T

@@ -13,6 +13,7 @@ import (
 
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/contentseen/contentseentest"
+	"github.com/simcrawl/simcrawl/internal/redistest"
 )
 
 // Load inserts committed entries as Claim and Confirm would: the keys are
@@ -22,7 +23,7 @@ import (
 func TestLoad(t *testing.T) {
 	ctx := context.Background()
 	so := contentseen.SharedOptions{K: 3}
-	x := open(t, client(t, sharedAddr), Options{Name: newName(), SharedOptions: so})
+	x := open(t, redistest.Client(t, sharedAddr), Options{Name: newName(), SharedOptions: so})
 	mem, err := contentseen.NewSharedMem(so)
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +97,7 @@ func TestLoad(t *testing.T) {
 func TestLoadSameKeysAsClaimConfirm(t *testing.T) {
 	ctx := context.Background()
 	so := contentseen.SharedOptions{K: 3}
-	rdb := client(t, sharedAddr)
+	rdb := redistest.Client(t, sharedAddr)
 	loaded := open(t, rdb, Options{Name: newName(), SharedOptions: so})
 	bulk := open(t, rdb, Options{Name: newName(), SharedOptions: so})
 	claimed := open(t, rdb, Options{Name: newName(), SharedOptions: so})

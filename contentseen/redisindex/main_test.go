@@ -29,18 +29,6 @@ func newName() string {
 	return fmt.Sprintf("t%d-%d", os.Getpid(), crawlSeq.Add(1))
 }
 
-// client returns a client of addr closed when t ends.
-func client(t testing.TB, addr string) *redis.Client {
-	t.Helper()
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
-	t.Cleanup(func() {
-		if err := rdb.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	return rdb
-}
-
 // open opens crawl o.Name's index on rdb and closes it when t ends.
 func open(t testing.TB, rdb redis.UniversalClient, o Options) *Index {
 	t.Helper()

@@ -12,10 +12,11 @@ import (
 
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/internal/redisconn"
+	"github.com/simcrawl/simcrawl/internal/redistest"
 )
 
 func TestOpenBadName(t *testing.T) {
-	rdb := client(t, sharedAddr)
+	rdb := redistest.Client(t, sharedAddr)
 	for _, name := range []string{"", "a b", "x{y}", strings.Repeat("n", 65)} {
 		if _, err := Open(context.Background(), rdb, Options{Name: name}); err == nil || !strings.Contains(err.Error(), "crawl name") {
 			t.Errorf("Open(name %q) = %v, want a crawl name error", name, err)
@@ -24,7 +25,7 @@ func TestOpenBadName(t *testing.T) {
 }
 
 func TestOpenBadOptions(t *testing.T) {
-	rdb := client(t, sharedAddr)
+	rdb := redistest.Client(t, sharedAddr)
 	for _, so := range []contentseen.SharedOptions{{K: -1}, {K: 99}, {K: 3, Lease: -time.Second}, {K: 3, MaxLag: -2}} {
 		if _, err := Open(context.Background(), rdb, Options{Name: newName(), SharedOptions: so}); err == nil {
 			t.Errorf("Open(%+v): no error", so)
@@ -57,7 +58,7 @@ func TestOpenUnreachable(t *testing.T) {
 // A worker whose options differ from the crawl's is refused, with every
 // difference named; the same options join.
 func TestOpenOtherConfig(t *testing.T) {
-	rdb := client(t, sharedAddr)
+	rdb := redistest.Client(t, sharedAddr)
 	name := newName()
 	base := contentseen.SharedOptions{K: 3}
 	open(t, rdb, Options{Name: name, SharedOptions: base})
@@ -92,7 +93,7 @@ func TestOpenOtherConfig(t *testing.T) {
 // A namespace whose meta this package did not write is refused.
 func TestOpenMalformedMeta(t *testing.T) {
 	ctx := context.Background()
-	rdb := client(t, sharedAddr)
+	rdb := redistest.Client(t, sharedAddr)
 	for _, c := range []struct {
 		name  string
 		setup func(k keys) error
@@ -121,7 +122,7 @@ func TestOpenMalformedMeta(t *testing.T) {
 // trip.
 func TestOpenLoadsScripts(t *testing.T) {
 	ctx := context.Background()
-	rdb := client(t, sharedAddr)
+	rdb := redistest.Client(t, sharedAddr)
 	if err := rdb.ScriptFlush(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestOpenLoadsScripts(t *testing.T) {
 // of stored pages be stored again.
 func TestLostKeys(t *testing.T) {
 	ctx := context.Background()
-	rdb := client(t, sharedAddr)
+	rdb := redistest.Client(t, sharedAddr)
 	x := open(t, rdb, Options{Name: newName(), SharedOptions: contentseen.SharedOptions{K: 3}})
 	e := contentseen.Entry{ID: "w/1", Fingerprint: 0xabc, Digest: [16]byte{1}}
 	c, err := x.Claim(ctx, e, 0)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/contentseen/contentseentest"
+	"github.com/simcrawl/simcrawl/internal/redistest"
 )
 
 // The Redis index answers exactly as contentseen.SharedMem, the oracle,
@@ -35,7 +36,7 @@ func TestOracleSharedMem(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer mem.Close()
-			red := open(t, client(t, sharedAddr), Options{Name: newName(), SharedOptions: so})
+			red := open(t, redistest.Client(t, sharedAddr), Options{Name: newName(), SharedOptions: so})
 			compareWithOracle(t, seed, r, mem, red, k, n)
 			checkConsistent(t, red)
 		})

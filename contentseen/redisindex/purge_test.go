@@ -8,6 +8,7 @@ import (
 
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/contentseen/contentseentest"
+	"github.com/simcrawl/simcrawl/internal/redistest"
 )
 
 // Expired pending entries are ignored at once and purged 64 per Claim or
@@ -15,7 +16,7 @@ import (
 func TestPurgeExpired(t *testing.T) {
 	t.Parallel() // an index of its own on the shared server; waits out a 2 s lease
 	ctx := context.Background()
-	x := open(t, client(t, sharedAddr), Options{Name: newName(), SharedOptions: contentseen.SharedOptions{K: 3, Lease: 2 * time.Second}})
+	x := open(t, redistest.Client(t, sharedAddr), Options{Name: newName(), SharedOptions: contentseen.SharedOptions{K: 3, Lease: 2 * time.Second}})
 	const n = 100
 	var tok contentseen.Token
 	var last time.Time

@@ -11,6 +11,7 @@ import (
 
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/contentseen/contentseentest"
+	"github.com/simcrawl/simcrawl/internal/redistest"
 )
 
 // page is a page of a cluster: every page of a cluster is a copy of every
@@ -98,7 +99,7 @@ func TestWorkersRaceOnCopies(t *testing.T) {
 	so := contentseen.SharedOptions{K: 7, Lease: 5 * time.Second}
 	idx := make([]*Index, workers)
 	for w := range idx {
-		idx[w] = open(t, client(t, sharedAddr), Options{Name: name, SharedOptions: so})
+		idx[w] = open(t, redistest.Client(t, sharedAddr), Options{Name: name, SharedOptions: so})
 	}
 	stored := make([]int, nclusters)
 	var mu sync.Mutex

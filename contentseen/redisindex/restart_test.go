@@ -42,7 +42,7 @@ func TestRedisRestartMidRun(t *testing.T) {
 	so := contentseen.SharedOptions{K: 3, Lease: 10 * time.Second}
 	idx := make([]*Index, workers)
 	for w := range idx {
-		idx[w] = open(t, client(t, srv.Addr()), Options{Name: name, SharedOptions: so, Settle: 3 * time.Second})
+		idx[w] = open(t, redistest.Client(t, srv.Addr()), Options{Name: name, SharedOptions: so, Settle: 3 * time.Second})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hung client fails, not hangs, the test
 	defer cancel()
@@ -104,8 +104,8 @@ func TestRestartLostWrites(t *testing.T) {
 	// may postpone the write on a busy disk).
 	srv := redistest.Start(t, redistest.WithArgs("--appendfsync", "always"))
 	o := Options{Name: newName(), SharedOptions: contentseen.SharedOptions{K: 3}, Settle: 300 * time.Millisecond}
-	x := open(t, client(t, srv.Addr()), o)
-	gone := open(t, client(t, srv.Addr()), o) // a worker whose process dies with Redis
+	x := open(t, redistest.Client(t, srv.Addr()), o)
+	gone := open(t, redistest.Client(t, srv.Addr()), o) // a worker whose process dies with Redis
 	a := contentseentest.Entry("w/a", 0x1111111111111111, 1)
 	ca, err := x.Claim(ctx, a, 0)
 	if err != nil || ca.Seq != 1 {
@@ -153,7 +153,7 @@ func TestRestartLostWrites(t *testing.T) {
 		t.Fatalf("Heal = %+v, %v, want one restart, one claim replayed in time", h, err)
 	}
 	// A worker started again on e's data directory remembers nothing.
-	fresh := open(t, client(t, srv.Addr()), o)
+	fresh := open(t, redistest.Client(t, srv.Addr()), o)
 	if err := fresh.Confirm(ctx, ce.Seq, e.ID); !errors.Is(err, contentseen.ErrLeaseLost) {
 		t.Fatalf("Confirm of e by a restarted worker = %v, want ErrLeaseLost", err)
 	}

@@ -13,18 +13,6 @@ import (
 	"github.com/simcrawl/simcrawl/internal/redistest"
 )
 
-// clusterClient returns a client of cluster c closed when t ends.
-func clusterClient(t testing.TB, c *redistest.Cluster) *redis.ClusterClient {
-	t.Helper()
-	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs()})
-	t.Cleanup(func() {
-		if err := rdb.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	return rdb
-}
-
 // The Redis frontier passes the Queue contract on a Redis Cluster of
 // three masters, through a ClusterClient, each queue a fresh crawl; and
 // Open loaded the scripts into every master, so no call fell back from
@@ -32,7 +20,7 @@ func clusterClient(t testing.TB, c *redistest.Cluster) *redis.ClusterClient {
 func TestClusterQueueContract(t *testing.T) {
 	t.Parallel() // a cluster of its own; its start waits 2 s (a node turns ok no sooner)
 	c := redistest.StartCluster(t)
-	rdb := clusterClient(t, c)
+	rdb := c.Client(t)
 	frontiertest.Run(t, func(t *testing.T, o frontier.Options) frontier.Queue {
 		return open(t, rdb, Options{Options: o, Name: newName(t)})
 	})
@@ -83,7 +71,7 @@ func keysByMaster(t testing.TB, rdb *redis.ClusterClient, pattern string) map[st
 func TestClusterOneSlotPerCrawl(t *testing.T) {
 	t.Parallel() // a cluster of its own; its start waits 2 s (a node turns ok no sooner)
 	c := redistest.StartCluster(t)
-	rdb := clusterClient(t, c)
+	rdb := c.Client(t)
 	ctx := context.Background()
 	// Crawl names in turn until one's tag is on another master than the
 	// first's (a 2-in-3 chance each).

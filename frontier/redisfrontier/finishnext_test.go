@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/simcrawl/simcrawl/frontier"
+	"github.com/simcrawl/simcrawl/internal/redistest"
 )
 
 // FinishNext finishes a URL and hands out the next in one round trip, the
@@ -17,7 +18,7 @@ import (
 // URL finished already) still hands out the next URL, held by the worker.
 func TestFinishNext(t *testing.T) {
 	ctx := context.Background()
-	rdb := client(t, sharedAddr)
+	rdb := redistest.Client(t, sharedAddr)
 	f := open(t, rdb, fast(newName(t)))
 	if _, err := f.Add(ctx, frontier.Item{URL: u("a", "1")}); err != nil {
 		t.Fatal(err)
@@ -71,7 +72,7 @@ func TestFinishNextYieldsToAWaitingWorker(t *testing.T) {
 	o := Options{Options: frontier.Options{PerHostInFlight: 1, PerHostDelay: -1}, Name: name, Poll: 20 * time.Millisecond}
 	oa, ob := o, o
 	oa.Worker, ob.Worker = "a", "b"
-	a, b := open(t, client(t, sharedAddr), oa), open(t, client(t, sharedAddr), ob)
+	a, b := open(t, redistest.Client(t, sharedAddr), oa), open(t, redistest.Client(t, sharedAddr), ob)
 	if _, err := a.Add(ctx, frontier.Item{URL: u("h", "1")}, frontier.Item{URL: u("h", "2")}); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/simcrawl/simcrawl/frontier"
+	"github.com/simcrawl/simcrawl/internal/redistest"
 )
 
 // pipeCount counts a client's pipelines and single commands, but not
@@ -41,7 +42,7 @@ func (h *pipeCount) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pr
 // still finishes.
 func TestFinishWith(t *testing.T) {
 	ctx := context.Background()
-	rdb := client(t, sharedAddr)
+	rdb := redistest.Client(t, sharedAddr)
 	name := newName(t)
 	f := open(t, rdb, fast(name))
 	if _, err := f.Add(ctx, frontier.Item{URL: u("a", "1")}, frontier.Item{URL: u("a", "2")}); err != nil {

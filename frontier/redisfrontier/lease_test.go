@@ -8,6 +8,7 @@ import (
 
 	"github.com/simcrawl/simcrawl/frontier"
 	"github.com/simcrawl/simcrawl/frontier/frontiertest"
+	"github.com/simcrawl/simcrawl/internal/redistest"
 )
 
 // leaseTTL is the lease of the workers these tests open on a shared fake
@@ -18,7 +19,7 @@ const leaseTTL = time.Hour
 // workers opens n workers of one new crawl on clock.
 func workers(t *testing.T, clock *frontiertest.Clock, fo frontier.Options, n int) []*Frontier {
 	t.Helper()
-	rdb := client(t, sharedAddr)
+	rdb := redistest.Client(t, sharedAddr)
 	name := newName(t)
 	fo.Now = clock.Now
 	var ws []*Frontier

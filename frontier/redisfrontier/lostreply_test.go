@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/simcrawl/simcrawl/frontier"
+	"github.com/simcrawl/simcrawl/internal/redistest"
 )
 
 // cutProxy forwards TCP between clients and a redis-server. When armed, it
@@ -118,7 +119,7 @@ func cutOnce(t *testing.T, p *cutProxy, fn func()) {
 // it, while the target is marked done and never fetched.
 func TestAliasLostReply(t *testing.T) {
 	p := newCutProxy(t, sharedAddr)
-	f := open(t, client(t, p.Addr()), fast(newName(t)))
+	f := open(t, redistest.Client(t, p.Addr()), fast(newName(t)))
 	ctx := context.Background()
 	target := u("a.example", "final")
 	var seen bool
@@ -142,7 +143,7 @@ func TestAliasLostReply(t *testing.T) {
 // Add whose reply was lost reports the URLs it queued, not 0.
 func TestAddLostReply(t *testing.T) {
 	p := newCutProxy(t, sharedAddr)
-	f := open(t, client(t, p.Addr()), fast(newName(t)))
+	f := open(t, redistest.Client(t, p.Addr()), fast(newName(t)))
 	ctx := context.Background()
 	var n int
 	var err error
@@ -162,7 +163,7 @@ func TestAddLostReply(t *testing.T) {
 // back (else max_pages is exceeded by one page per lost return).
 func TestBudgetLostReply(t *testing.T) {
 	p := newCutProxy(t, sharedAddr)
-	f := open(t, client(t, p.Addr()), fast(newName(t)))
+	f := open(t, redistest.Client(t, p.Addr()), fast(newName(t)))
 	ctx := context.Background()
 	for range 2 {
 		if ok, err := f.ClaimPage(ctx, 10); err != nil || !ok {
@@ -194,7 +195,7 @@ func TestBudgetLostReply(t *testing.T) {
 // flight until the renewal returns it a LeaseTTL later.
 func TestNextLostReply(t *testing.T) {
 	p := newCutProxy(t, sharedAddr)
-	f := open(t, client(t, p.Addr()), fast(newName(t)))
+	f := open(t, redistest.Client(t, p.Addr()), fast(newName(t)))
 	ctx := context.Background()
 	first, second := u("a.example", "1"), u("a.example", "2")
 	if _, err := f.Add(ctx, frontier.Item{URL: first, Seed: true}, frontier.Item{URL: second, Seed: true}); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/simcrawl/simcrawl/frontier"
 	"github.com/simcrawl/simcrawl/frontier/frontiertest"
+	"github.com/simcrawl/simcrawl/internal/redistest"
 )
 
 // snapshot saves every key of crawl name and returns a function that puts
@@ -69,7 +70,7 @@ func snapshot(t *testing.T, rdb *redis.Client, name string) (restore func()) {
 // links are queued by the second Finish. Nothing is lost.
 func TestLostFinishRefetched(t *testing.T) {
 	clock := frontiertest.NewClock()
-	rdb := client(t, sharedAddr)
+	rdb := redistest.Client(t, sharedAddr)
 	name := newName(t)
 	o := Options{Options: frontier.Options{PerHostInFlight: 1, PerHostDelay: -1, Now: clock.Now}, Name: name, LeaseTTL: leaseTTL}
 	a, b := open(t, rdb, o), open(t, rdb, o)
@@ -117,7 +118,7 @@ func TestLostNext(t *testing.T) {
 	for _, taken := range []bool{true, false} {
 		t.Run(map[bool]string{true: "taken by another", false: "not taken"}[taken], func(t *testing.T) {
 			clock := frontiertest.NewClock()
-			rdb := client(t, sharedAddr)
+			rdb := redistest.Client(t, sharedAddr)
 			name := newName(t)
 			o := Options{Options: frontier.Options{PerHostInFlight: 1, PerHostDelay: -1, Now: clock.Now}, Name: name, LeaseTTL: leaseTTL}
 			a, b := open(t, rdb, o), open(t, rdb, o)

@@ -28,18 +28,6 @@ func newName(t testing.TB) string {
 	return fmt.Sprintf("t%d-%d", os.Getpid(), crawlSeq.Add(1))
 }
 
-// client returns a client of addr closed when t ends.
-func client(t testing.TB, addr string) *redis.Client {
-	t.Helper()
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
-	t.Cleanup(func() {
-		if err := rdb.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	return rdb
-}
-
 // open opens a worker of crawl o.Name on rdb and makes it Leave when t
 // ends.
 func open(t testing.TB, rdb redis.UniversalClient, o Options) *Frontier {

@@ -19,8 +19,8 @@ func TestRestartKeepsLeases(t *testing.T) {
 	clock := frontiertest.NewClock()
 	name := newName(t)
 	o := Options{Options: frontier.Options{PerHostInFlight: 1, PerHostDelay: -1, Now: clock.Now}, Name: name, LeaseTTL: leaseTTL}
-	a := open(t, client(t, srv.Addr()), o)
-	b := open(t, client(t, srv.Addr()), o)
+	a := open(t, redistest.Client(t, srv.Addr()), o)
+	b := open(t, redistest.Client(t, srv.Addr()), o)
 	ctx := context.Background()
 	x := u("a.example", "x")
 	if _, err := a.Add(ctx, frontier.Item{URL: x, Seed: true}); err != nil {
@@ -44,7 +44,7 @@ func TestRestartKeepsLeases(t *testing.T) {
 // new crawl in the namespace without its meta hash.
 func TestLostNamespaceIsAnError(t *testing.T) {
 	srv := redistest.Start(t)
-	rdb := client(t, srv.Addr())
+	rdb := redistest.Client(t, srv.Addr())
 	ctx := context.Background()
 	f, err := Open(ctx, rdb, fast(newName(t)))
 	if err != nil {
@@ -84,7 +84,7 @@ func TestLostNamespaceIsAnError(t *testing.T) {
 // the URL.
 func TestNextWaitsThroughOutage(t *testing.T) {
 	srv := redistest.Start(t, redistest.WithArgs("--appendfsync", "always"))
-	f := open(t, client(t, srv.Addr()), fast(newName(t)))
+	f := open(t, redistest.Client(t, srv.Addr()), fast(newName(t)))
 	ctx := context.Background()
 	x := u("a.example", "x")
 	if _, err := f.Add(ctx, frontier.Item{URL: x, Seed: true}); err != nil {

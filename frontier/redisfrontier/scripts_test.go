@@ -14,7 +14,7 @@ import (
 // several kilobytes per call).
 func TestOperationsRunLoadedScripts(t *testing.T) {
 	s := redistest.Start(t)
-	rdb := client(t, s.Addr())
+	rdb := redistest.Client(t, s.Addr())
 	ctx := context.Background()
 	f := open(t, rdb, fast(newName(t)))
 	if _, err := f.Add(ctx, frontier.Item{URL: u("a.example", "1"), Seed: true}); err != nil {
