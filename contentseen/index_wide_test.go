@@ -76,9 +76,13 @@ func TestNearLargeTablesMatchOracle(t *testing.T) {
 	for _, impl := range impls {
 		t.Run(fmt.Sprintf("%s/n=%d", impl.name, len(fps)), func(t *testing.T) {
 			var x Index
-			if impl.name == "bolt" {
+			if impl.name == "bolt" || impl.name == "boltmem" {
 				// Page-sized blocks, and a delta that stays one.
-				bx := mustOpenBolt(t, filepath.Join(t.TempDir(), "x.db"), BoltOptions{Layout: l, NoSync: true})
+				o := BoltOptions{Layout: l, NoSync: true}
+				if impl.name == "boltmem" {
+					o.MemoryLimit = 1 << 30
+				}
+				bx := mustOpenBolt(t, filepath.Join(t.TempDir(), "x.db"), o)
 				bx.minDelta = len(fps)
 				x = bx
 			} else {
