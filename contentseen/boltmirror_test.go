@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"testing"
 )
 
@@ -18,51 +17,45 @@ func TestBoltMirrorThroughMerges(t *testing.T) {
 	rng := rand.New(rand.NewPCG(testSeed(t), 71))
 	ctx := context.Background()
 	x := mustOpenBolt(t, filepath.Join(t.TempDir(), "x.db"), BoltOptions{NoSync: true, MemoryLimit: 1 << 30})
-	x.minDelta = 40
-	const n = 1500
+	x.minDelta = 25
+	const n = 500
 	fps := make([]Fingerprint, n)
 	for i := range fps {
 		fps[i] = Fingerprint(rng.Uint64())
 	}
-	var added atomic.Int64 // fps[:added] have been recorded
+	// After each Add, the readers query three fingerprints recorded
+	// before it, while the next Adds and merges run.
+	recorded := make(chan int, n)
 	var wg sync.WaitGroup
-	stop := make(chan struct{})
 	for r := range 2 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			rr := rand.New(rand.NewPCG(uint64(r), 1))
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				have := int(added.Load())
-				if have == 0 {
-					continue
-				}
-				i := rr.IntN(have)
-				ms, err := x.Near(ctx, plant(rr, fps[i], 1), 1)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if !hasFingerprint(ms, fps[i]) {
-					t.Errorf("Near missed fingerprint %d of %d recorded (%d merges so far)", i, have, x.merges.Load())
-					return
+			for have := range recorded {
+				for range 3 {
+					i := rr.IntN(have)
+					ms, err := x.Near(ctx, plant(rr, fps[i], 1), 1)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if !hasFingerprint(ms, fps[i]) {
+						t.Errorf("Near missed fingerprint %d of %d recorded (%d merges so far)", i, have, x.merges.Load())
+						return
+					}
 				}
 			}
 		}()
 	}
 	for i, fp := range fps {
 		add(t, x, uint64(i+1), fp)
-		added.Store(int64(i + 1))
+		recorded <- i + 1
 	}
 	if err := x.Checkpoint(ctx); err != nil {
 		t.Error(err)
 	}
-	close(stop)
+	close(recorded)
 	wg.Wait()
 	if x.merges.Load() < 10 {
 		t.Errorf("%d merges ran, want many", x.merges.Load())
