@@ -18,7 +18,13 @@ import (
 // fingerprints make many blocks and many merges.
 func openBoltBlocks(t testing.TB, path string, l Layout, perBlock int) *BoltIndex {
 	t.Helper()
-	x := mustOpenBolt(t, path, BoltOptions{Layout: l, NoSync: true})
+	return openBoltBlocksWith(t, path, perBlock, BoltOptions{Layout: l, NoSync: true})
+}
+
+// openBoltBlocksWith is openBoltBlocks with other options (o.Layout set).
+func openBoltBlocksWith(t testing.TB, path string, perBlock int, o BoltOptions) *BoltIndex {
+	t.Helper()
+	x := mustOpenBolt(t, path, o)
 	x.blockLimit = blockHeader + 1 + perBlock*10
 	x.minDelta = perBlock
 	return x
@@ -245,7 +251,9 @@ func TestBoltBlockBoundaryAtPrefix(t *testing.T) {
 // TestBoltBlocksMatchOracle is a random property test: for every layout,
 // rounds of Seen, Add and AddBatch into small blocks (splits all the
 // time), with the index closed and reopened between rounds, against the
-// linear oracle and the block invariants.
+// linear oracle and the block invariants. Rounds 0 and 2 and the last
+// reopen hold the tables in memory (BoltOptions.MemoryLimit), so that the
+// mirror is built at open, rebuilt by AddBatch and added to by merges.
 func TestBoltBlocksMatchOracle(t *testing.T) {
 	seed := testSeed(t)
 	ctx := context.Background()
@@ -266,8 +274,19 @@ func TestBoltBlocksMatchOracle(t *testing.T) {
 				bases = append(bases, fp)
 				return fp
 			}
+			withMem := func(mem bool) *BoltIndex {
+				o := BoltOptions{Layout: l, NoSync: true}
+				if mem {
+					o.MemoryLimit = 1 << 30
+				}
+				x := openBoltBlocksWith(t, path, per, o)
+				if x.HoldsTablesInMemory() != mem {
+					t.Fatalf("HoldsTablesInMemory() = %v, want %v", !mem, mem)
+				}
+				return x
+			}
 			for round := range 3 {
-				x := openBoltBlocks(t, path, l, per)
+				x := withMem(round%2 == 0)
 				for range 40 {
 					id += 1 + uint64(rng.IntN(1000)) // ids of 1 to 3 bytes
 					fp := next()
@@ -300,11 +319,14 @@ func TestBoltBlocksMatchOracle(t *testing.T) {
 				}
 				checkBlocks(t, x, o)
 				checkNear(t, x, l, o, queries)
+				if x.HoldsTablesInMemory() != (round%2 == 0) {
+					t.Fatalf("round %d: HoldsTablesInMemory() = %v after AddBatch and merges", round, x.HoldsTablesInMemory())
+				}
 				if err := x.Close(); err != nil {
 					t.Fatal(err)
 				}
 			}
-			x := openBoltBlocks(t, path, l, per)
+			x := withMem(true)
 			checkBlocks(t, x, o)
 			checkNear(t, x, l, o, queries)
 		})

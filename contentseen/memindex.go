@@ -514,3 +514,32 @@ func upperBound(s []uint64, v uint64) int {
 }
 
 func isqrt(n int) int { return int(math.Sqrt(float64(n))) }
+
+// newSortedMemIndex returns a MemIndex of tables whose keys are already
+// sorted and distinct (keys[t], table t's), with ids parallel to keys[0]:
+// a BoltIndex's blocks decoded in order need no sort.
+func newSortedMemIndex(l Layout, keys [][]uint64, ids []uint64) *MemIndex {
+	x := NewMemIndex(l)
+	for t := range x.tabs {
+		x.tabs[t].keys = keys[t]
+		x.tabs[t].rebuildDir(l.PrefixBits(t))
+	}
+	x.tabs[0].ids = ids
+	x.n = len(ids)
+	return x
+}
+
+// entries returns every (id, fingerprint) x holds, from table 0.
+func (x *MemIndex) entries() ([]uint64, []Fingerprint) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	tab := &x.tabs[0]
+	tab.mergeDelta()
+	tab.rebuildDir(x.layout.PrefixBits(0))
+	ids := slices.Clone(tab.ids)
+	fps := make([]Fingerprint, len(tab.keys))
+	for i, k := range tab.keys {
+		fps[i] = x.layout.Unpermute(0, k)
+	}
+	return ids, fps
+}

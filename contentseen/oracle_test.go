@@ -142,6 +142,9 @@ var impls = []struct {
 	{"bolt", func(t testing.TB, l Layout) Index {
 		return mustOpenBolt(t, filepath.Join(t.TempDir(), "x.db"), BoltOptions{Layout: l, NoSync: true})
 	}},
+	{"boltmem", func(t testing.TB, l Layout) Index { // the tables held in memory too
+		return mustOpenBolt(t, filepath.Join(t.TempDir(), "x.db"), BoltOptions{Layout: l, NoSync: true, MemoryLimit: 1 << 30})
+	}},
 }
 
 // TestNearMatchesOracle stores random fingerprints with planted neighbours

@@ -163,7 +163,7 @@ func (c *Crawler) openParts(layout contentseen.Layout) error {
 	if err != nil {
 		return fmt.Errorf("crawler: %w", err)
 	}
-	c.index, err = contentseen.NewBoltIndex(c.db, contentseen.BoltOptions{Layout: layout, Scheme: c.opts.Features.String()})
+	c.index, err = contentseen.NewBoltIndex(c.db, contentseen.BoltOptions{Layout: layout, Scheme: c.opts.Features.String(), MemoryLimit: c.opts.IndexMemory})
 	if err != nil {
 		return fmt.Errorf("crawler: %w%s", err, c.schemeHint(layout))
 	}
