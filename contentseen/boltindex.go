@@ -114,6 +114,7 @@ type BoltIndex struct {
 	nextDrop   atomic.Int64
 
 	afterMergeStep func(table int) // tests: called after each merge step
+	betweenReads   func()          // tests: called by near between its reads of the tables and of the delta
 
 	mu     sync.RWMutex // guards closed; held for reading while sending on reqs
 	closed bool
@@ -500,6 +501,9 @@ func (x *BoltIndex) near(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int) (
 		ms = memNear(m, fp, k, ms)
 	} else if ms, err = x.nearBlocks(tx, top, fp, k, ms); err != nil {
 		return nil, err
+	}
+	if x.betweenReads != nil {
+		x.betweenReads()
 	}
 	v := x.delta.view(tx, top.Bucket(deltaBucket))
 	if v.scan {
