@@ -28,7 +28,9 @@ import (
 //     delta into the blocks step by step while the delta's mirror still
 //     holds it (deltaView), then adds it to this mirror, and only then
 //     drops the frozen part: at every moment blocks ⊆ this mirror ∪ the
-//     delta's view. AddBatch drops this mirror before its first write and
+//     delta's view, provided a query takes the view before it reads this
+//     mirror (near), so that a view without the frozen part comes after
+//     the add. AddBatch drops this mirror before its first write and
 //     rebuilds it after its last;
 //   - a read transaction older than a merge may see fewer entries than
 //     the mirror holds; the index only grows and matches are
