@@ -114,6 +114,7 @@ type BoltIndex struct {
 	nextDrop   atomic.Int64
 
 	afterMergeStep func(table int) // tests: called after each merge step
+	betweenReads   func()          // tests: called by near between its reads of the delta's view and of the tables
 
 	mu     sync.RWMutex // guards closed; held for reading while sending on reqs
 	closed bool
@@ -492,8 +493,18 @@ func (x *BoltIndex) top(tx *bolt.Tx) (*bolt.Bucket, error) {
 }
 
 // near returns every stored fingerprint within k of fp, unsorted: from
-// the blocks, then the delta's mirror.
+// the blocks (or the tables' mirror), then the delta's mirror.
+//
+// The delta's view is taken before the tables are read: a merge adds its
+// frozen part to the tables' mirror before it lets the delta's go, so a
+// view without that part means the tables' mirror read next holds it. Read
+// the other way round, a query could read the mirror before a merge's add
+// and take the view after, and find the merged entries in neither.
 func (x *BoltIndex) near(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int) ([]Match, error) {
+	v := x.delta.view(tx, top.Bucket(deltaBucket))
+	if x.betweenReads != nil {
+		x.betweenReads()
+	}
 	var ms []Match
 	var err error
 	if m := x.mirror(); m != nil {
@@ -501,7 +512,6 @@ func (x *BoltIndex) near(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int) (
 	} else if ms, err = x.nearBlocks(tx, top, fp, k, ms); err != nil {
 		return nil, err
 	}
-	v := x.delta.view(tx, top.Bucket(deltaBucket))
 	if v.scan {
 		return scanNear(top.Bucket(deltaBucket), fp, k, ms)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -28,7 +29,9 @@ import (
 //     delta into the blocks step by step while the delta's mirror still
 //     holds it (deltaView), then adds it to this mirror, and only then
 //     drops the frozen part: at every moment blocks ⊆ this mirror ∪ the
-//     delta's view. AddBatch drops this mirror before its first write and
+//     delta's view, provided a query takes the view before it reads this
+//     mirror (near), so that a view without the frozen part comes after
+//     the add. AddBatch drops this mirror before its first write and
 //     rebuilds it after its last;
 //   - a read transaction older than a merge may see fewer entries than
 //     the mirror holds; the index only grows and matches are
@@ -113,6 +116,20 @@ func (x *BoltIndex) decodeTables(ctx context.Context, tables *bolt.Bucket) (*Mem
 			}
 			n += int(binary.BigEndian.Uint16(v[1:]))
 		}
+		if t > 0 && n != len(keys[0]) {
+			// A merge was interrupted (a crash, or Close while it ran):
+			// it had moved the frozen delta into the tables before t, not
+			// yet (wholly) into this one. The delta still holds those
+			// entries, but the mirror's tables must hold the same
+			// fingerprints: a merge adds to the mirror only what its table
+			// 0 lacks. Table 0, merged first, holds every entry of the
+			// others.
+			if n > len(keys[0]) {
+				return nil, fmt.Errorf("table %d holds %d entries, table 0 %d", t, n, len(keys[0]))
+			}
+			keys[t] = x.permutedFrom(t, keys[0])
+			continue
+		}
 		ks := growHuge(nil, n)
 		if t == 0 {
 			ids = growHuge(nil, n)
@@ -138,12 +155,18 @@ func (x *BoltIndex) decodeTables(ctx context.Context, tables *bolt.Bucket) (*Mem
 		}
 		keys[t] = ks
 	}
-	for t := 1; t < len(keys); t++ {
-		if len(keys[t]) != len(keys[0]) {
-			return nil, fmt.Errorf("table %d holds %d entries, table 0 %d", t, len(keys[t]), len(keys[0]))
-		}
-	}
 	return newSortedMemIndex(x.layout, keys, ids), nil
+}
+
+// permutedFrom returns table t's sorted keys of the fingerprints whose
+// table-0 keys are keys0.
+func (x *BoltIndex) permutedFrom(t int, keys0 []uint64) []uint64 {
+	ks := growHuge(nil, len(keys0))[:len(keys0)]
+	for i, k := range keys0 {
+		ks[i] = x.layout.Permute(t, x.layout.Unpermute(0, k))
+	}
+	slices.Sort(ks)
+	return ks
 }
 
 // addToMirror adds a merged delta part to the mirror, or drops the mirror

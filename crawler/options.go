@@ -67,7 +67,9 @@ type Options struct {
 	// look-up reads no block (contentseen.BoltOptions.MemoryLimit: about 50
 	// bytes per stored page with 4x16; at 10M pages a k = 7 look-up takes
 	// some 25 µs instead of 190). 0 (the zero value, unlike the config's
-	// default, DefaultIndexMemory) reads the blocks.
+	// default, DefaultIndexMemory) reads the blocks. Not used by a worker
+	// of a distributed crawl (its judge looks up the shared index) nor with
+	// ContentSeenOff.
 	IndexMemory  int64
 	Features     contentseen.Options
 	KeepDropText bool
