@@ -54,10 +54,11 @@ type tablesMirror struct {
 }
 
 // mirrorBytes returns the memory a mirror of n fingerprints takes with
-// layout l: MemIndex's 8 bytes per table and 8 for the id, and about a
-// fifth more while its arrays grow.
+// layout l at its peak: MemIndex's 8 bytes per table and 8 for the id,
+// and while a merge adds to it a second copy of one table (table 0's,
+// with its ids, is the largest: addBatchAside).
 func mirrorBytes(l Layout, n int) int64 {
-	return int64(n) * int64(8*l.Tables()+8) * 5 / 4
+	return int64(n) * int64(8*l.Tables()+8+16)
 }
 
 // mirror returns the tables' mirror, nil when the blocks must be read.
@@ -186,7 +187,7 @@ func (x *BoltIndex) addToMirror(ctx context.Context, part *MemIndex) error {
 		return nil
 	}
 	ids, fps := part.entries()
-	if err := cur.AddBatch(ctx, ids, fps); err != nil {
+	if err := cur.addBatchAside(ctx, ids, fps); err != nil {
 		m.cur.Store(nil) // incomplete: the blocks answer until the next open
 		return fmt.Errorf("contentseen: add the merged delta to the tables in memory: %w", err)
 	}

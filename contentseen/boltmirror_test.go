@@ -138,3 +138,48 @@ func oracleOf(fps []Fingerprint) oracle {
 	}
 	return o
 }
+
+// TestBoltMirrorAddLetsQueriesIn checks that a merge adding to the tables
+// in memory builds each table's new arrays without holding their write
+// lock, and that a query made then finds the fingerprints being added
+// (the delta's frozen part still holds them).
+func TestBoltMirrorAddLetsQueriesIn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(testSeed(t), 73))
+	ctx := context.Background()
+	x := mustOpenBolt(t, filepath.Join(t.TempDir(), "x.db"), BoltOptions{NoSync: true, MemoryLimit: 1 << 30})
+	x.minDelta = 1 << 30 // merges only by Checkpoint
+	var fps []Fingerprint
+	for i := range 300 {
+		fps = append(fps, Fingerprint(rng.Uint64()))
+		add(t, x, uint64(i+1), fps[i])
+	}
+	m := x.mirror()
+	if m == nil {
+		t.Fatal("the index does not hold its tables in memory")
+	}
+	var tables []int
+	m.aside = func(table int) {
+		tables = append(tables, table)
+		if !m.mu.TryRLock() {
+			t.Errorf("table %d: the tables' write lock is held while the new arrays are built", table)
+			return
+		}
+		m.mu.RUnlock()
+		q := fps[len(fps)/2+table]
+		ms, err := x.Near(ctx, q, 0)
+		if err != nil || !hasFingerprint(ms, q) {
+			t.Errorf("table %d built: Near(%v, 0) = %v, %v during the add", table, q, ms, err)
+		}
+	}
+	if err := x.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m.aside = nil
+	if len(tables) != x.layout.Tables() {
+		t.Fatalf("the add built tables %v, want all %d", tables, x.layout.Tables())
+	}
+	if m.Len() != len(fps) {
+		t.Errorf("the tables in memory hold %d fingerprints, want %d", m.Len(), len(fps))
+	}
+	checkNear(t, x, x.layout, oracleOf(fps), fps[:30])
+}

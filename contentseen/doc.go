@@ -254,8 +254,9 @@
 // blocks stay the durable copy, and merges add what they moved into the
 // blocks to it before the delta's mirror lets go of it (boltmirror.go
 // says why every transaction still sees what the blocks hold). Past the
-// limit (about 50 bytes per fingerprint with 4x16: 1 GiB holds about
-// 20M) the blocks are read as before. This is issue 17's bbolt budget:
+// limit (40 bytes per fingerprint with 4x16, and 16 more while a merge
+// adds to them, which builds each table's new arrays beside the old ones
+// so that queries do not wait for it: 1 GiB holds about 19M) the blocks are read as before. This is issue 17's bbolt budget:
 // the tables decoded in memory take 40 bytes per fingerprint against the
 // blocks' 26 resident when warm (1.5x; the blocks' pages then stay out of
 // memory unless a merge or a batch reads them), and a query costs what a

@@ -64,8 +64,8 @@ type Options struct {
 	ExpectedPages int64
 	// IndexMemory is the most memory, in bytes, the index may take to hold
 	// its tables decoded in memory beside its blocks in crawl.db, so that a
-	// look-up reads no block (contentseen.BoltOptions.MemoryLimit: about 50
-	// bytes per stored page with 4x16; at 10M pages a k = 7 look-up takes
+	// look-up reads no block (contentseen.BoltOptions.MemoryLimit: 56
+	// bytes per stored page with 4x16 at the peak of a merge; at 10M pages a k = 7 look-up takes
 	// some 25 µs instead of 190). 0 (the zero value, unlike the config's
 	// default, DefaultIndexMemory) reads the blocks. Not used by a worker
 	// of a distributed crawl (its judge looks up the shared index) nor with
@@ -142,7 +142,7 @@ const (
 )
 
 // DefaultIndexMemory is the config's default IndexMemory: 1 GiB, the
-// tables of about 20M pages with 4x16.
+// tables of about 19M pages with 4x16.
 const DefaultIndexMemory = 1 << 30
 
 func (o *Options) validate() error {
