@@ -70,7 +70,9 @@ func (x *BoltIndex) AddBatch(ctx context.Context, ids []uint64, fps []Fingerprin
 	if err := x.addBatch(ctx, ids, fps, empty); err != nil {
 		return errors.Join(err, x.endBatch(context.WithoutCancel(ctx)))
 	}
-	return x.endBatch(ctx)
+	// The batch is in the blocks: a cancel now must not turn that into an
+	// error, so the tables in memory are rebuilt whatever ctx says.
+	return x.endBatch(context.WithoutCancel(ctx))
 }
 
 // addBatch writes the deduplicated batch into the blocks.
