@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -65,6 +66,17 @@ func (x *BoltIndex) AddBatch(ctx context.Context, ids []uint64, fps []Fingerprin
 	if len(fps) == 0 {
 		return nil
 	}
+	x.beginBatch()
+	if err := x.addBatch(ctx, ids, fps, empty); err != nil {
+		return errors.Join(err, x.endBatch(context.WithoutCancel(ctx)))
+	}
+	// The batch is in the blocks: a cancel now must not turn that into an
+	// error, so the tables in memory are rebuilt whatever ctx says.
+	return x.endBatch(context.WithoutCancel(ctx))
+}
+
+// addBatch writes the deduplicated batch into the blocks.
+func (x *BoltIndex) addBatch(ctx context.Context, ids []uint64, fps []Fingerprint, empty bool) error {
 	if err := x.update(func(meta *bolt.Bucket) error { return meta.Put(buildingKey, []byte{1}) }); err != nil {
 		return err
 	}

@@ -19,7 +19,13 @@ import (
 // fingerprints make many blocks and many merges.
 func openBoltBlocks(t testing.TB, path string, l Layout, perBlock int) *BoltIndex {
 	t.Helper()
-	x := mustOpenBolt(t, path, BoltOptions{Layout: l, NoSync: true})
+	return openBoltBlocksWith(t, path, perBlock, BoltOptions{Layout: l, NoSync: true})
+}
+
+// openBoltBlocksWith is openBoltBlocks with other options (o.Layout set).
+func openBoltBlocksWith(t testing.TB, path string, perBlock int, o BoltOptions) *BoltIndex {
+	t.Helper()
+	x := mustOpenBolt(t, path, o)
 	x.blockLimit = blockHeader + 1 + perBlock*10
 	x.minDelta = perBlock
 	return x
@@ -246,14 +252,16 @@ func TestBoltBlockBoundaryAtPrefix(t *testing.T) {
 // TestBoltBlocksMatchOracle is a random property test: for every layout,
 // rounds of Seen, Add and AddBatch into small blocks (splits all the
 // time), with the index closed and reopened between rounds, against the
-// linear oracle and the block invariants. Two rounds of 25 Seen or Add
-// and a batch of 40 make a dozen or more blocks per table and a merge
-// into blocks that were reopened (three rounds of 40 and 60 with
-// SIMCRAWL_BIG=1).
+// linear oracle and the block invariants. Rounds 0 and 2 and the last
+// reopen hold the tables in memory (BoltOptions.MemoryLimit), so that the
+// mirror is built at open, rebuilt by AddBatch and added to by merges.
+// Rounds of 17 Seen or Add and a batch of 27 make several blocks per
+// table after the first and a dozen or more by the last (rounds of 40
+// and 60 with SIMCRAWL_BIG=1).
 func TestBoltBlocksMatchOracle(t *testing.T) {
 	seed := testSeed(t)
 	ctx := context.Background()
-	rounds, singles, batched := testSize(2, 3), testSize(25, 40), testSize(40, 60)
+	singles, batched := testSize(17, 40), testSize(27, 60)
 	for _, l := range testLayouts(t) {
 		t.Run(l.Name(), func(t *testing.T) {
 			t.Parallel() // each layout has its own index file, oracle and generator
@@ -271,8 +279,19 @@ func TestBoltBlocksMatchOracle(t *testing.T) {
 				bases = append(bases, fp)
 				return fp
 			}
-			for round := range rounds {
-				x := openBoltBlocks(t, path, l, per)
+			withMem := func(mem bool) *BoltIndex {
+				o := BoltOptions{Layout: l, NoSync: true}
+				if mem {
+					o.MemoryLimit = 1 << 30
+				}
+				x := openBoltBlocksWith(t, path, per, o)
+				if x.HoldsTablesInMemory() != mem {
+					t.Fatalf("HoldsTablesInMemory() = %v, want %v", !mem, mem)
+				}
+				return x
+			}
+			for round := range 3 {
+				x := withMem(round%2 == 0)
 				for range singles {
 					id += 1 + uint64(rng.IntN(1000)) // ids of 1 to 3 bytes
 					fp := next()
@@ -307,11 +326,14 @@ func TestBoltBlocksMatchOracle(t *testing.T) {
 					t.Fatalf("round %d: a table of %d blocks: want several", round, b)
 				}
 				checkNear(t, x, l, o, queries)
+				if x.HoldsTablesInMemory() != (round%2 == 0) {
+					t.Fatalf("round %d: HoldsTablesInMemory() = %v after AddBatch and merges", round, x.HoldsTablesInMemory())
+				}
 				if err := x.Close(); err != nil {
 					t.Fatal(err)
 				}
 			}
-			x := openBoltBlocks(t, path, l, per)
+			x := withMem(true)
 			checkBlocks(t, x, o)
 			checkNear(t, x, l, o, queries)
 		})

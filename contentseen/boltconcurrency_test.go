@@ -2,6 +2,7 @@ package contentseen
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -21,12 +22,18 @@ import (
 // (Checkpoint runs two) have ended and dropped E from the mirror: the
 // query must still find E, from the snapshot's delta bucket.
 func TestBoltStaleReadAcrossMerges(t *testing.T) {
+	for _, mem := range []int64{0, 1 << 30} { // the tables read from the blocks, then held in memory
+		t.Run(fmt.Sprintf("memory=%d", mem), func(t *testing.T) { testStaleReadAcrossMerges(t, mem) })
+	}
+}
+
+func testStaleReadAcrossMerges(t *testing.T, memoryLimit int64) {
 	rng := rand.New(rand.NewPCG(testSeed(t), 28))
 	ctx := context.Background()
 	// The stale read stays open through the merges: a merge that grew
 	// the file would wait for it to remap (bbolt remaps only with no read
 	// open), so the mapping starts big enough.
-	x := openIndexIn(t, &bolt.Options{NoSync: true, InitialMmapSize: 64 << 20})
+	x := openIndexWith(t, &bolt.Options{NoSync: true, InitialMmapSize: 64 << 20}, BoltOptions{MemoryLimit: memoryLimit})
 	x.minDelta = 1 << 30
 	l := x.layout
 	for i := range 1000 {

@@ -37,6 +37,13 @@ type BoltOptions struct {
 	// return an error). For checking a database before anything writes to
 	// it. OpenBolt opens its file read-only.
 	ReadOnly bool
+	// MemoryLimit, if above 0, lets a writable index hold its tables
+	// decoded in memory as well, up to this many bytes (56 bytes per
+	// fingerprint with 4x16: mirrorBytes), so that queries do not read the blocks: a
+	// k=7 query at 10M takes about a tenth of the time (boltmirror.go).
+	// They are decoded when the index opens (about 0.5 s at 10M) and kept
+	// up to date by merges; past the limit the blocks are read.
+	MemoryLimit int64
 }
 
 // BoltIndex is an Index stored in a bbolt database, under one top-level
@@ -88,6 +95,7 @@ type BoltIndex struct {
 
 	codes codeRegistry
 	delta *deltaState
+	mem   tablesMirror // the tables held in memory (BoltOptions.MemoryLimit)
 
 	reqs chan *request // to the committer
 	done chan struct{} // closed when the committer has exited
@@ -106,6 +114,7 @@ type BoltIndex struct {
 	nextDrop   atomic.Int64
 
 	afterMergeStep func(table int) // tests: called after each merge step
+	betweenReads   func()          // tests: called by near between its reads of the delta's view and of the tables
 
 	mu     sync.RWMutex // guards closed; held for reading while sending on reqs
 	closed bool
@@ -183,6 +192,7 @@ func NewBoltIndex(db *bolt.DB, o BoltOptions) (*BoltIndex, error) {
 
 		blockLimit: maxBlock,
 		delta:      newDeltaState(o.Layout),
+		mem:        tablesMirror{limit: o.MemoryLimit},
 	}
 	x.codes.init(o.Layout.Tables())
 	if o.Layout.Tables() > 256 {
@@ -196,6 +206,9 @@ func NewBoltIndex(db *bolt.DB, o BoltOptions) (*BoltIndex, error) {
 		return nil, err
 	}
 	if err := db.View(x.loadState); err != nil {
+		return nil, err
+	}
+	if err := x.buildMirror(context.Background()); err != nil {
 		return nil, err
 	}
 	go x.commitLoop()
@@ -375,6 +388,7 @@ func (x *BoltIndex) Close() error {
 		merr = x.mergeErr
 		x.mergeErrMu.Unlock()
 	}
+	x.dropMirror()
 	if merr != nil {
 		merr = fmt.Errorf("contentseen: close index: the last merge failed (the delta keeps its entries): %w", merr)
 	}
@@ -479,9 +493,36 @@ func (x *BoltIndex) top(tx *bolt.Tx) (*bolt.Bucket, error) {
 }
 
 // near returns every stored fingerprint within k of fp, unsorted: from
-// the blocks, then the delta's mirror.
+// the blocks (or the tables' mirror), then the delta's mirror.
+//
+// The delta's view is taken before the tables are read: a merge adds its
+// frozen part to the tables' mirror before it lets the delta's go, so a
+// view without that part means the tables' mirror read next holds it. Read
+// the other way round, a query could read the mirror before a merge's add
+// and take the view after, and find the merged entries in neither.
 func (x *BoltIndex) near(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int) ([]Match, error) {
+	v := x.delta.view(tx, top.Bucket(deltaBucket))
+	if x.betweenReads != nil {
+		x.betweenReads()
+	}
 	var ms []Match
+	var err error
+	if m := x.mirror(); m != nil {
+		ms = memNear(m, fp, k, ms)
+	} else if ms, err = x.nearBlocks(tx, top, fp, k, ms); err != nil {
+		return nil, err
+	}
+	if v.scan {
+		return scanNear(top.Bucket(deltaBucket), fp, k, ms)
+	}
+	for _, m := range v.parts[:v.n] {
+		ms = memNear(m, fp, k, ms)
+	}
+	return ms, nil
+}
+
+// nearBlocks appends to ms every fingerprint of the blocks within k of fp.
+func (x *BoltIndex) nearBlocks(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int, ms []Match) ([]Match, error) {
 	tables := top.Bucket(tablesBucket)
 	if tables == nil {
 		return nil, fmt.Errorf("contentseen: bucket %q/%q missing", x.bucket, tablesBucket)
@@ -520,13 +561,6 @@ func (x *BoltIndex) near(tx *bolt.Tx, top *bolt.Bucket, fp Fingerprint, k int) (
 	}
 	if ms, err = x.scanSegments(tables, segs, k, ms); err != nil {
 		return nil, fmt.Errorf("contentseen: near %v: %w", fp, err)
-	}
-	v := x.delta.view(tx, top.Bucket(deltaBucket))
-	if v.scan {
-		return scanNear(top.Bucket(deltaBucket), fp, k, ms)
-	}
-	for _, m := range v.parts[:v.n] {
-		ms = memNear(m, fp, k, ms)
 	}
 	return ms, nil
 }

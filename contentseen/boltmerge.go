@@ -217,6 +217,11 @@ func (x *BoltIndex) merge(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("contentseen: finish merge: %w", err)
 	}
+	// The blocks hold the frozen part now: so must the tables' mirror
+	// before the delta's lets it go.
+	if err := x.addToMirror(ctx, frozen); err != nil {
+		return err
+	}
 	d := x.delta
 	d.mu.Lock()
 	d.mergedTx, d.frozen = finalTx, nil

@@ -204,6 +204,12 @@ func TestReleaseMappedDropsPages(t *testing.T) {
 // default BoltIndex in it, both closed (index first) when the test ends.
 func openIndexIn(t *testing.T, o *bolt.Options) *BoltIndex {
 	t.Helper()
+	return openIndexWith(t, o, BoltOptions{})
+}
+
+// openIndexWith is openIndexIn with a BoltIndex opened with bo.
+func openIndexWith(t *testing.T, o *bolt.Options, bo BoltOptions) *BoltIndex {
+	t.Helper()
 	db, err := bolt.Open(filepath.Join(t.TempDir(), "x.db"), 0o600, o)
 	if err != nil {
 		t.Fatal(err)
@@ -213,7 +219,7 @@ func openIndexIn(t *testing.T, o *bolt.Options) *BoltIndex {
 			t.Error(err)
 		}
 	})
-	x, err := NewBoltIndex(db, BoltOptions{})
+	x, err := NewBoltIndex(db, bo)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,6 +76,19 @@ func benchCleanup(b *testing.B) {
 	benchDirs = nil
 }
 
+// closeBenchIndex closes the open bbolt index under key, if any: a kept
+// file is opened by one index at a time.
+func closeBenchIndex(b *testing.B, key string) {
+	benchSetsMu.Lock()
+	defer benchSetsMu.Unlock()
+	if x, ok := benchIdxs[key].(*BoltIndex); ok {
+		if err := x.Close(); err != nil {
+			b.Fatal(err)
+		}
+		delete(benchIdxs, key)
+	}
+}
+
 // benchBoltPath returns where the bbolt index of layout l over the set of
 // size n goes, and whether it is kept across runs (SIMCRAWL_BENCH_DIR).
 // A file not kept is in a new temporary directory that benchCleanup
@@ -144,11 +157,20 @@ func benchIndex(b *testing.B, kind string, l Layout, n int) Index {
 			b.Fatal(err)
 		}
 		x = m
-	case "bolt":
+	case "bolt", "boltmem":
 		path, keep := benchBoltPath(b, l, n)
 		_, err := os.Stat(path)
 		reuse := keep && err == nil
-		bx, err := OpenBolt(path, BoltOptions{Layout: l, NoSync: true})
+		o := BoltOptions{Layout: l, NoSync: true}
+		if kind == "boltmem" {
+			o.MemoryLimit = 8 << 30 // the tables in memory: queries do not read the blocks
+			if keep {
+				closeBenchIndex(b, fmt.Sprintf("bolt/%s/%d", l.Name(), n)) // the same file
+			}
+		} else if keep {
+			closeBenchIndex(b, fmt.Sprintf("boltmem/%s/%d", l.Name(), n))
+		}
+		bx, err := OpenBolt(path, o)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -156,7 +178,7 @@ func benchIndex(b *testing.B, kind string, l Layout, n int) Index {
 			b.Fatalf("%s holds %d fingerprints, not %d: delete it", path, bx.Len(), n)
 		}
 		if !reuse {
-			if err := bx.AddBatch(ctx, s.ids, s.fps); err != nil {
+			if err := bx.AddBatch(ctx, s.ids, s.fps); err != nil { // builds the mirror after, for boltmem
 				b.Fatal(err)
 			}
 		}
@@ -164,8 +186,11 @@ func benchIndex(b *testing.B, kind string, l Layout, n int) Index {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Logf("bolt %s n=%d: built in %v (reused %s: %v), %d bytes on disk, %.1f bytes per fingerprint",
-			l.Name(), n, time.Since(start).Round(time.Millisecond), path, reuse, fi.Size(), float64(fi.Size())/float64(bx.Len()))
+		if kind == "boltmem" && !bx.HoldsTablesInMemory() {
+			b.Fatal("the index does not hold its tables in memory")
+		}
+		b.Logf("%s %s n=%d: built in %v (reused %s: %v), %d bytes on disk, %.1f bytes per fingerprint",
+			kind, l.Name(), n, time.Since(start).Round(time.Millisecond), path, reuse, fi.Size(), float64(fi.Size())/float64(bx.Len()))
 		x = bx
 	}
 	if kind == "mem" {
@@ -199,12 +224,14 @@ func BenchmarkIndexNear(b *testing.B) {
 
 // BenchmarkIndexNearWide measures queries at a wider radius than the
 // layout's K (multi-probe: Layout.ProbeRadius), as a two-stage judge asks
-// for candidates, on the same sets as BenchmarkIndexNear.
+// for candidates, on the same sets as BenchmarkIndexNear: in a MemIndex
+// (mem), a BoltIndex reading its blocks (bolt) and one holding its tables
+// in memory (boltmem, BoltOptions.MemoryLimit).
 //
 //	go test -run '^$' -bench 'IndexNearWide/mem' -benchtime 20000x -count 5 ./contentseen/
 func BenchmarkIndexNearWide(b *testing.B) {
 	b.Cleanup(func() { benchCleanup(b) })
-	for _, kind := range []string{"mem", "bolt"} {
+	for _, kind := range []string{"mem", "bolt", "boltmem"} {
 		for _, c := range []struct {
 			layout string
 			k      int

@@ -142,6 +142,9 @@ var impls = []struct {
 	{"bolt", func(t testing.TB, l Layout) Index {
 		return mustOpenBolt(t, filepath.Join(t.TempDir(), "x.db"), BoltOptions{Layout: l, NoSync: true})
 	}},
+	{"boltmem", func(t testing.TB, l Layout) Index { // the tables held in memory too
+		return mustOpenBolt(t, filepath.Join(t.TempDir(), "x.db"), BoltOptions{Layout: l, NoSync: true, MemoryLimit: 1 << 30})
+	}},
 }
 
 // TestNearMatchesOracle stores random fingerprints with planted neighbours
@@ -152,6 +155,12 @@ func TestNearMatchesOracle(t *testing.T) {
 	ctx := context.Background()
 	for _, l := range testLayouts(t) {
 		for _, impl := range impls {
+			if impl.name == "boltmem" && l.Name() != Layout4x16 && l.ProbeRadius(testMaxK(l)) == 0 {
+				// Its tables are a MemIndex (mem, every layout) decoded from
+				// the blocks (TestBoltBlocksMatchOracle, every layout): the
+				// default layout and the multi-probe ones suffice here.
+				continue
+			}
 			t.Run(impl.name+"/"+l.Name(), func(t *testing.T) {
 				t.Parallel() // each case has its own index, oracle and generator
 				rng := rand.New(rand.NewPCG(seed, uint64(len(l.Name()))))

@@ -22,7 +22,9 @@ type LookupClaimer interface {
 	// as for any page it does not store. A call retried after its reply
 	// was lost finds its own pending entry and returns it. ErrStaleToken
 	// means the index refused to claim for a while (a Redis restart
-	// settling): look up again.
+	// settling), or that a candidate was gone when its entry was read
+	// after the atomic step (it may live on under another seq after a
+	// restart; the claim was released): look up again.
 	LookupClaim(ctx context.Context, e Entry, radius int) (LookupClaimed, error)
 	// Entries returns the live entries among seqs as they are now, in
 	// seq order, those gone (released, expired, never claimed) left out;

@@ -38,6 +38,7 @@ func testOptions(t *testing.T, seeds ...string) Options {
 		K:            3,
 		Features:     contentseen.Options{},
 		KeepDropText: true,
+		IndexMemory:  DefaultIndexMemory, // as the config's default
 	}
 }
 

@@ -163,7 +163,15 @@ func (c *Crawler) openParts(layout contentseen.Layout) error {
 	if err != nil {
 		return fmt.Errorf("crawler: %w", err)
 	}
-	c.index, err = contentseen.NewBoltIndex(c.db, contentseen.BoltOptions{Layout: layout, Scheme: c.opts.Features.String()})
+	// The tables are held in memory for the judge's look-ups. A worker of
+	// a distributed crawl judges by the shared index, and ContentSeenOff
+	// not at all: their own index only takes pages (an exact look-up each,
+	// a few blocks), which is not worth up to IndexMemory of decoded tables.
+	memory := c.opts.IndexMemory
+	if c.opts.Distributed != nil || c.opts.ContentSeenOff {
+		memory = 0
+	}
+	c.index, err = contentseen.NewBoltIndex(c.db, contentseen.BoltOptions{Layout: layout, Scheme: c.opts.Features.String(), MemoryLimit: memory})
 	if err != nil {
 		return fmt.Errorf("crawler: %w%s", err, c.schemeHint(layout))
 	}

@@ -220,13 +220,10 @@ func TestBackendRedisLostWrites(t *testing.T) {
 	srv.Restart()
 	waitExit(t, "a", a, aerr)
 	waitExit(t, "b", b, berr)
-	// At most one page decided twice or pair of copies stored, not 0: in
-	// 2 of about 14 runs, both under the whole race pass of CI (never when
-	// run alone or beside a few other tests), the pair /p/35 and /p/36 was
-	// stored, both workers' replays logged in time. The cause is not found
-	// yet (issue 14 stays open for it); TestHealLostClaim and
-	// TestHealWaitingCopy check the index's healing strictly.
-	checkWorkers(t, g, dirs, 1, true)
+	// No page decided twice, of each pair of copies exactly one stored.
+	// (A look-up cut in two by the restart once stored /p/35 and /p/36,
+	// both by one worker: TestHealLookupCutByRestart.)
+	checkWorkers(t, g, dirs, 0, true)
 	// The lost claims were written again, in time, by the workers.
 	logs := aerr.String() + berr.String()
 	replayed := 0

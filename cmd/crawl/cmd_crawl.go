@@ -269,6 +269,7 @@ func crawlerOptions(cfg Config, seeds []string, stderr io.Writer) (crawler.Optio
 		},
 		Layout:         cfg.ContentSeen.Layout,
 		ExpectedPages:  cfg.ContentSeen.ExpectedPages,
+		IndexMemory:    int64(cfg.ContentSeen.IndexMemory),
 		Features:       feat,
 		KeepDropText:   cfg.Store.KeepDropText,
 		Logger:         slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level})),

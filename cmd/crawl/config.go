@@ -85,9 +85,12 @@ type ContentSeenConfig struct {
 	Layout        string `yaml:"layout"` // a layout name or "auto"
 	// ExpectedPages is how many pages the crawl expects to store; with
 	// layout auto it chooses the layout of a new index.
-	ExpectedPages int64  `yaml:"expected_pages"`
-	Features      string `yaml:"features"`
-	MinFeatures   int    `yaml:"min_features"`
+	ExpectedPages int64 `yaml:"expected_pages"`
+	// IndexMemory bounds the memory that holds the index's tables decoded
+	// beside crawl.db's blocks (0: read the blocks).
+	IndexMemory ByteSize `yaml:"index_memory"`
+	Features    string   `yaml:"features"`
+	MinFeatures int      `yaml:"min_features"`
 	// Similarity, Containment and SizeRatio verify each candidate within
 	// k bits (contentseen.Thresholds).
 	Similarity  float64 `yaml:"similarity"`
@@ -131,6 +134,7 @@ func defaultConfig() Config {
 			ShortFeatures: crawler.DefaultShortFeatures,
 			Layout:        "4x16",
 			ExpectedPages: crawler.DefaultExpectedPages,
+			IndexMemory:   crawler.DefaultIndexMemory,
 			Features:      "words",
 			Similarity:    contentseen.DefaultMinSimilarity,
 			Containment:   contentseen.DefaultMinContainment,
@@ -309,6 +313,9 @@ func (c *Config) Validate() error {
 	}
 	if cs.ShortFeatures < 0 {
 		bad("contentseen.short_features", "must be >= 0, got %d", cs.ShortFeatures)
+	}
+	if cs.IndexMemory < 0 {
+		bad("contentseen.index_memory", "must be >= 0, got %d", cs.IndexMemory)
 	}
 	if cs.ExpectedPages < 1 {
 		bad("contentseen.expected_pages", "must be >= 1, got %d", cs.ExpectedPages)

@@ -259,6 +259,8 @@ func TestBadSet(t *testing.T) {
 		{"contentseen.layout=google16", `contentseen.k: 7 exceeds layout google16`},
 		{"scope.allow_domains=[http://x/]", `scope.allow_domains: entry "http://x/" is a URL`},
 		{"backend_settle=1s", `backend_settle: must be at least 3s, got 1s`},
+		{"contentseen.index_memory=-1GiB", `is not a size`},
+		{"contentseen.index_memory=lots", `"lots" is not a size`},
 	} {
 		_, err := loadConfig("", []string{tc.set})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -231,6 +231,12 @@
 //     committed if it was confirmed, pending if its lease is still ahead.
 //     The Index maps the old seq to the new one for Confirm and Release.
 //     Lookups, drops and confirms go on during the window.
+//   - A look-up cut in two by the restart (LookupClaim's script on the
+//     old server, the entries of its near candidates read from the new
+//     one, which lost them) finds a candidate gone: it releases its claim
+//     and looks up again, after the window (TestHealLookupCutByRestart);
+//     a copy waiting for a pending page that is gone does the same
+//     (contentseen.Rejudge).
 //
 // The run_id check costs Redis about 5 µs a claim (usec_per_call of INFO
 // commandstats for a script that only returns, 0.57 to 1.50 µs, and one

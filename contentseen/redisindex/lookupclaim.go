@@ -23,6 +23,14 @@ var _ contentseen.LookupClaimer = (*Index)(nil)
 // and a near copy's claim is released by the caller (ReleaseOn rides with
 // the frontier's Finish), so the look-up costs Redis no more than Lookup
 // and a Claim.
+//
+// The second round trip is not atomic with the claim: when an entry the
+// script found within radius is no longer live when it is read (released,
+// expired, or lost in a Redis restart between the two and written again
+// under another seq by its worker's replay), the claim is released and
+// LookupClaim returns ErrStaleToken, so that the page is looked up again
+// (after the settle window, when the server restarted) instead of being
+// judged on candidates the server no longer holds.
 func (x *Index) LookupClaim(ctx context.Context, e contentseen.Entry, radius int) (contentseen.LookupClaimed, error) {
 	if x.isClosed() {
 		return contentseen.LookupClaimed{}, contentseen.ErrClosed
@@ -68,9 +76,22 @@ func (x *Index) LookupClaim(ctx context.Context, e contentseen.Entry, radius int
 		x.claimed(ctx, uint64(seq), e.ID, rec, dl, gen, start) // remembered for a replay after a restart
 	}
 	// A replayed claim's candidates are those claimed before it.
-	es, tok, err := x.lookupReply(ctx, e.Fingerprint, res[4:], min(max(radius, 0), x.opts.K), uint64(seq))
+	es, tok, vanished, err := x.lookupReply(ctx, e.Fingerprint, res[4:], min(max(radius, 0), x.opts.K), uint64(seq))
 	if err != nil {
 		return contentseen.LookupClaimed{}, fmt.Errorf("redisindex: look up and claim %s: %w", e.Fingerprint, err)
+	}
+	if vanished && seq != 0 {
+		// A near candidate was gone when its entry was read: released,
+		// or lost in a restart between the two round trips and written
+		// again by its worker under another seq, which this look-up did
+		// not see. The claim stands on what the script saw, so it is
+		// released and the page looked up again (a look-up that claimed
+		// nothing claims with the token, which checks atomically).
+		if err := x.Release(ctx, uint64(seq), e.ID); err != nil {
+			return contentseen.LookupClaimed{}, fmt.Errorf("redisindex: look up and claim %s: a candidate vanished: %w", e.Fingerprint, err)
+		}
+		return contentseen.LookupClaimed{}, fmt.Errorf("redisindex: look up and claim %s: a candidate was gone when its entry was read, look up again: %w",
+			e.Fingerprint, contentseen.ErrStaleToken)
 	}
 	for i := range es {
 		es[i].Distance = contentseen.Distance(e.Fingerprint, es[i].Fingerprint)

@@ -41,7 +41,10 @@ func (x *Index) Lookup(ctx context.Context, fp contentseen.Fingerprint, d [16]by
 	if err != nil {
 		return nil, 0, fmt.Errorf("redisindex: lookup %s: %w", fp, err)
 	}
-	es, tok, err := x.lookupReply(ctx, fp, res, x.opts.K, 0)
+	// A candidate gone by the second round trip is left out: the Claim
+	// that follows checks, atomically, every entry claimed after the
+	// token, and a restart in between makes the token stale.
+	es, tok, _, err := x.lookupReply(ctx, fp, res, x.opts.K, 0)
 	if err != nil {
 		return nil, 0, fmt.Errorf("redisindex: lookup %s: %w", fp, err)
 	}
@@ -56,23 +59,26 @@ func (x *Index) Lookup(ctx context.Context, fp contentseen.Fingerprint, d [16]by
 // the digest, those of the bucket records within K (read with entries),
 // and the token: bucket records within k (at most K) of fp, but not
 // those of seq below (when not 0) or after (LookupClaim's own entry and
-// those claimed after it).
-func (x *Index) lookupReply(ctx context.Context, fp contentseen.Fingerprint, res []any, k int, below uint64) ([]contentseen.Entry, contentseen.Token, error) {
+// those claimed after it). vanished is set when an entry of those bucket
+// records was no longer live when entries read it, a round trip after
+// the script: released or expired, or lost in a restart of the server in
+// between and written again under another seq (see LookupClaim).
+func (x *Index) lookupReply(ctx context.Context, fp contentseen.Fingerprint, res []any, k int, below uint64) (es []contentseen.Entry, tok contentseen.Token, vanished bool, err error) {
 	if len(res) < 3 {
-		return nil, 0, fmt.Errorf("%w: lookup reply of %d values", errCorrupt, len(res))
+		return nil, 0, false, fmt.Errorf("%w: lookup reply of %d values", errCorrupt, len(res))
 	}
-	tok, ok1 := res[0].(int64)
+	t, ok1 := res[0].(int64)
 	now, ok2 := res[1].(int64)
 	nd, ok3 := res[2].(int64)
 	if !ok1 || !ok2 || !ok3 || nd < 0 || len(res) < 3+3*int(nd) {
-		return nil, 0, fmt.Errorf("%w: lookup reply %v", errCorrupt, res[:3])
+		return nil, 0, false, fmt.Errorf("%w: lookup reply %v", errCorrupt, res[:3])
 	}
 	var out []contentseen.Entry
 	known := map[uint64]bool{}
 	for i := 3; i < 3+3*int(nd); i += 3 {
 		s, ok := res[i].(int64)
 		if !ok {
-			return nil, 0, fmt.Errorf("%w: digest seq %v", errCorrupt, res[i])
+			return nil, 0, false, fmt.Errorf("%w: digest seq %v", errCorrupt, res[i])
 		}
 		known[uint64(s)] = true
 		r, ok := res[i+1].(string)
@@ -81,7 +87,7 @@ func (x *Index) lookupReply(ctx context.Context, fp contentseen.Fingerprint, res
 		}
 		e, live, err := entryOf(uint64(s), r, res[i+2], now)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, false, err
 		}
 		if live {
 			out = append(out, e)
@@ -92,21 +98,21 @@ func (x *Index) lookupReply(ctx context.Context, fp contentseen.Fingerprint, res
 		if s, ok := v.(string); ok {
 			var err error
 			if seqs, err = near(seqs, s, fp, k); err != nil {
-				return nil, 0, err
+				return nil, 0, false, err
 			}
 		}
 	}
 	seqs = slices.DeleteFunc(seqs, func(s uint64) bool { return known[s] || below != 0 && s >= below })
 	if len(seqs) == 0 {
-		return out, contentseen.Token(tok), nil
+		return out, contentseen.Token(t), false, nil
 	}
 	slices.Sort(seqs)
 	seqs = slices.Compact(seqs)
 	more, err := x.entries(ctx, seqs)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
-	return append(out, more...), contentseen.Token(tok), nil
+	return append(out, more...), contentseen.Token(t), len(more) < len(seqs), nil
 }
 
 // entries reads the live entries of seqs (one round trip).

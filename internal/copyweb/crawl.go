@@ -44,6 +44,7 @@ func CrawlOptions(seed, dataDir string) (crawler.Options, error) {
 		Thresholds:    contentseen.DefaultThresholds(),
 		Layout:        "4x16",
 		ExpectedPages: crawler.DefaultExpectedPages,
+		IndexMemory:   crawler.DefaultIndexMemory,
 		Features:      feat,
 		KeepDropText:  true,
 	}, nil

@@ -239,6 +239,7 @@ func crawlOptions(seed, dir string, stored, par int) crawler.Options {
 		K:             7,
 		ShortK:        crawler.DefaultShortK,
 		ShortFeatures: crawler.DefaultShortFeatures,
+		IndexMemory:   crawler.DefaultIndexMemory, // the config's default
 		KeepDropText:  true,
 	}
 }
