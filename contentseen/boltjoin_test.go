@@ -162,9 +162,14 @@ func TestJoinIndexAgainstJoinPartitions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, blockLimit := range []int{200, maxBlock} {
-			nbig := testSize(1000, 5000)
-			for _, nb := range []int{300, nbig, -nbig} {
+		// Blocks of a few entries: about 9 (60 bytes) at the small size
+		// (600 random and 1,000 planted stored fingerprints, batches of 150
+		// and 300), so that each table still has about 180 blocks and its
+		// merge takes several steps of mergeStepBlocks; the large blocks
+		// hold hundreds (3 or 4 a table).
+		for _, blockLimit := range []int{testSize(60, 200), maxBlock} {
+			nbig := testSize(300, 5000)
+			for _, nb := range []int{testSize(150, 300), nbig, -nbig} {
 				t.Run(fmt.Sprintf("layout=%s/block=%d/batch=%d", name, blockLimit, nb), func(t *testing.T) {
 					t.Parallel() // each case has its own index, generator and temp dir
 					r := rand.New(rand.NewPCG(seed, uint64(nb+blockLimit)))
@@ -172,7 +177,7 @@ func TestJoinIndexAgainstJoinPartitions(t *testing.T) {
 					if nb < 0 { // prefix groups of tens of entries
 						nb, gen = -nb, clustered(r)
 					}
-					batch, bfps, stored, sfps := joinIndexInputFrom(r, testSize(2000, 30000), nb, l.K(), gen)
+					batch, bfps, stored, sfps := joinIndexInputFrom(r, testSize(600, 30000), nb, l.K(), gen)
 					inBlocks := len(sfps) * 3 / 4
 					x := openJoinIndex(t, l, blockLimit, stored, sfps, inBlocks)
 					fids, ffps := firstIDs(stored, sfps)
@@ -232,8 +237,8 @@ func TestJoinIndexAgainstJoinPartitions(t *testing.T) {
 						t.Fatal(err)
 					}
 					x.afterMergeStep = nil
-					if steps < l.Tables() {
-						t.Fatalf("%d merge steps", steps)
+					if steps < l.Tables() || blockLimit < maxBlock && steps < 2*l.Tables() {
+						t.Fatalf("%d merge steps into %d tables of %d-byte blocks", steps, l.Tables(), blockLimit)
 					}
 					if n := deltaLen(t, x); n != 0 {
 						t.Fatalf("%d entries in the delta after Checkpoint", n)

@@ -254,18 +254,22 @@ func TestDedupBatchMatchesOneByOne(t *testing.T) {
 	// with SIMCRAWL_BIG=1: every round takes every path (the set-up checks
 	// below: near and exact drops, skips, every outcome), the rounds of a
 	// kind differ in their random batch, byte and transaction limits,
-	// drawn anew each run. A round's corpus has 6 clusters, about 130
+	// drawn anew each run. A kind's corpus has 6 clusters, about 130
 	// records (12, about 250, with SIMCRAWL_BIG=1): random batches of 2-61
 	// records or 1-20,000 bytes still split it into several, and 1-6 ties
 	// form at k=3 and 7 (0-2 at 11, as with 12 clusters: few third texts
-	// are as near to both). A round costs about 1.5 CPU-s under -race.
-	rounds, clusters := 2, 6
+	// are as near to both). The rounds of a kind share its corpus, each
+	// with its own cut (a corpus each with SIMCRAWL_BIG=1): building one
+	// (mostly the searches for variants at exact distances) cost 0.6
+	// CPU-s under -race, 40% of a round.
+	rounds, clusters, share := 2, 6, true
 	switch {
 	case testing.Short():
 		rounds = 1
 	case os.Getenv("SIMCRAWL_BIG") == "1":
-		rounds, clusters = 4, 12
+		rounds, clusters, share = 4, 12, false
 	}
+	var corpora [3][]*Record
 	for round := range 3 * rounds {
 		// A third of the rounds with a radius past the layout's K (4x16:
 		// multi-probe candidates, in the batch from a MemIndex), a third
@@ -281,7 +285,10 @@ func TestDedupBatchMatchesOneByOne(t *testing.T) {
 		}
 		dedupTestK, dedupTestShort = k, short
 		t.Cleanup(func() { dedupTestK, dedupTestShort = 3, [2]int{} })
-		recs := oracleCorpus(t, r, clusters, max(k, short[0]))
+		if corpora[round%3] == nil || !share {
+			corpora[round%3] = oracleCorpus(t, r, clusters, max(k, short[0]))
+		}
+		recs := corpora[round%3]
 		cut := r.IntN(len(recs) / 3)
 		o := DedupOptions{Batch: 2 + r.IntN(60)}
 		switch {

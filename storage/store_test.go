@@ -339,13 +339,20 @@ func TestFormatVersionChecked(t *testing.T) {
 	}
 }
 
+// TestPagesStreamsInOrder stores pages over several transactions and
+// scans them: in ID order, whole, across chunk boundaries (3,000 pages are
+// a dozen chunks of scanChunkRecords, in a B+tree of several levels),
+// stopped by fn's error and by a cancel within a chunk.
 func TestPagesStreamsInOrder(t *testing.T) {
 	ctx := context.Background()
 	s, db := newStore(t, DefaultOptions())
-	const n = 20000
-	for start := 0; start < n; start += 2000 {
+	const n, perTx = 3000, 1000
+	if n < 10*scanChunkRecords {
+		t.Fatalf("%d pages are not several chunks of %d", n, scanChunkRecords)
+	}
+	for start := 0; start < n; start += perTx {
 		err := db.Update(func(tx *bolt.Tx) error {
-			for i := start; i < start+2000; i++ {
+			for i := start; i < start+perTx; i++ {
 				p := &Page{URL: fmt.Sprintf("http://example.com/%d", i), Text: fmt.Sprintf("text %d", i), Body: []byte("b")}
 				if _, err := s.PutTx(tx, p); err != nil {
 					return err

@@ -65,7 +65,11 @@ func (b *byAgent) wait(t *testing.T, agent string, n int) {
 }
 
 // distSite serves a generated site with an index page and copies, and
-// returns it with a seeds file naming the index.
+// returns it with a seeds file naming the index. The tests that stop a
+// worker or Redis mid-crawl use 60-120 pages at 200 ms each: a crawl as
+// long as 100-240 pages at 100 ms (the workers start and are caught
+// mid-crawl as before), for half the CPU (a page costs a worker about
+// 15 ms under -race).
 func distSite(t *testing.T, n int, latency time.Duration) (*demosite.Generated, *byAgent, string, string) {
 	t.Helper()
 	g := &demosite.Generated{N: n, DupEvery: 4, Latency: latency, IndexPage: true}
@@ -93,7 +97,7 @@ func TestBackendWorkersKillNine(t *testing.T) {
 		t.Skip("starts crawl processes")
 	}
 	srv := redistest.Start(t)
-	g, agents, seeds, dir := distSite(t, 240, 100*time.Millisecond)
+	g, agents, seeds, dir := distSite(t, 120, 200*time.Millisecond)
 	be := srv.URL(0)
 	dirs := []string{filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "c")}
 	a, aerr := startCrawlProcess(t, workerArgs(be, dirs[0], "--seeds", seeds)...)
@@ -132,7 +136,7 @@ func TestBackendWorkerKilledForGood(t *testing.T) {
 		t.Skip("starts crawl processes")
 	}
 	srv := redistest.Start(t)
-	g, agents, seeds, dir := distSite(t, 200, 100*time.Millisecond)
+	g, agents, seeds, dir := distSite(t, 120, 200*time.Millisecond)
 	be := srv.URL(0)
 	dirs := []string{filepath.Join(dir, "a"), filepath.Join(dir, "b")}
 	a, aerr := startCrawlProcess(t, workerArgs(be, dirs[0], "--seeds", seeds, "--set", "backend_lease=2s")...)
@@ -158,7 +162,7 @@ func TestBackendRedisRestart(t *testing.T) {
 		t.Skip("starts crawl processes")
 	}
 	srv := redistest.Start(t)
-	g, agents, seeds, dir := distSite(t, 200, 100*time.Millisecond)
+	g, agents, seeds, dir := distSite(t, 100, 200*time.Millisecond)
 	be := srv.URL(0)
 	dirs := []string{filepath.Join(dir, "a"), filepath.Join(dir, "b")}
 	// The shortest settle window: this restart loses no writes, the window
@@ -369,7 +373,7 @@ func TestBackendInterruptLeaves(t *testing.T) {
 		t.Skip("starts crawl processes")
 	}
 	srv := redistest.Start(t)
-	g, _, seeds, dir := distSite(t, 100, 100*time.Millisecond)
+	g, _, seeds, dir := distSite(t, 60, 200*time.Millisecond)
 	be := srv.URL(0)
 	dirs := []string{filepath.Join(dir, "a"), filepath.Join(dir, "b")}
 	a, aerr := startCrawlProcess(t, workerArgs(be, dirs[0], "--seeds", seeds, "--set", "backend_lease=10m")...)
