@@ -311,7 +311,9 @@ func TestServeInterruptedExits130(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupt {
 		t.Fatalf("serve after Ctrl-C: %v, want exit status 130; stderr:\n%s", err, stderr.String())
 	}
-	if want := "crawl: web view stopped\n"; !strings.HasSuffix(stderr.String(), want) {
+	// The first Ctrl-C's message, then the outcome: main waits for the
+	// one before it prints the other.
+	if want := "crawl: stopping the web view; Ctrl-C again to abort\ncrawl: web view stopped\n"; !strings.HasSuffix(stderr.String(), want) {
 		t.Errorf("serve after Ctrl-C: stderr:\n%s\nwant it to end with %q", stderr.String(), want)
 	}
 }
