@@ -11,6 +11,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/simcrawl/simcrawl/contentseen"
 	"github.com/simcrawl/simcrawl/frontier"
@@ -128,27 +129,16 @@ func salvage(dir, scratch string, sum *RepairSummary) (*bolt.DB, error) {
 	if err != nil {
 		return nil, errors.Join(err, tmp.Close())
 	}
-	puts := 0
-	bucket := func(path [][]byte) (*bolt.Bucket, error) {
-		b, err := tx.CreateBucketIfNotExists(path[0])
-		for _, p := range path[1:] {
-			if err != nil {
-				return nil, err
-			}
-			b, err = b.CreateBucketIfNotExists(p)
-		}
-		return b, err
-	}
+	puts, unwritable := 0, 0
 	rep, err := boltcheck.Salvage(f, st.Size(), func(path [][]byte, k, v []byte, seq uint64) error {
-		b, err := bucket(path)
-		if err != nil {
+		switch ok, err := putSalvaged(tx, path, k, v, seq); {
+		case err != nil:
 			return err
-		}
-		if k == nil {
-			return b.SetSequence(seq)
-		}
-		if err := b.Put(k, v); err != nil {
-			return err
+		case !ok:
+			unwritable++
+			return nil
+		case k == nil:
+			return nil
 		}
 		sum.SalvagedKeys++
 		if puts++; puts%10000 == 0 {
@@ -171,6 +161,9 @@ func salvage(dir, scratch string, sum *RepairSummary) (*bolt.DB, error) {
 	for _, p := range rep.Problems {
 		sum.Damage = append(sum.Damage, p.String())
 	}
+	if unwritable > 0 {
+		sum.Damage = append(sum.Damage, fmt.Sprintf("%d records read with an empty, oversized or clashing bucket name or key (damaged bytes), left out", unwritable))
+	}
 	if sum.SalvagedKeys == 0 && !rep.OK() {
 		return nil, errors.Join(fmt.Errorf("crawler: repair: nothing could be read from %s: %w", path, rep.Err()), tmp.Close())
 	}
@@ -178,6 +171,37 @@ func salvage(dir, scratch string, sum *RepairSummary) (*bolt.DB, error) {
 		sum.Damage = append(sum.Damage, "(and more)")
 	}
 	return tmp, nil
+}
+
+// putSalvaged writes one record Salvage read (a key/value pair, or with
+// k nil a bucket's sequence) under the bucket path into tx. A record that
+// bbolt cannot hold, whose bytes damage must have changed (an empty bucket
+// name or key, one past bbolt's size limits, a name that is a bucket on
+// one page and a value on another), is left out: ok false, err nil.
+func putSalvaged(tx *bolt.Tx, path [][]byte, k, v []byte, seq uint64) (ok bool, err error) {
+	b, err := tx.CreateBucketIfNotExists(path[0])
+	for _, p := range path[1:] {
+		if err != nil {
+			break
+		}
+		b, err = b.CreateBucketIfNotExists(p)
+	}
+	if err == nil {
+		if k == nil {
+			err = b.SetSequence(seq)
+		} else {
+			err = b.Put(k, v)
+		}
+	}
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, berrors.ErrBucketNameRequired), errors.Is(err, berrors.ErrKeyRequired),
+		errors.Is(err, berrors.ErrKeyTooLarge), errors.Is(err, berrors.ErrValueTooLarge),
+		errors.Is(err, berrors.ErrIncompatibleValue):
+		return false, nil
+	}
+	return false, err
 }
 
 // rebuild writes the new data directory's crawl.db (dst) and drop log from

@@ -66,7 +66,9 @@ func CopyTx(src, dst *bolt.Tx, bucket string, lost func(url, outcome string) boo
 	// Seen states first.
 	if b := old(bSeen); b != nil {
 		if err := b.ForEach(func(k, v []byte) error {
-			if len(v) == 0 || (v[0] != stPending && v[0] != stInflight && v[0] != stDone && v[0] != stFailed) {
+			// A key that is no http(s) URL is damage too: it has no host
+			// to queue it under.
+			if len(v) == 0 || (v[0] != stPending && v[0] != stInflight && v[0] != stDone && v[0] != stFailed) || HostKey(string(k)) == "" {
 				st.Lost++
 				return nil
 			}
@@ -80,6 +82,9 @@ func CopyTx(src, dst *bolt.Tx, bucket string, lost func(url, outcome string) boo
 	}
 	queued := map[string]bool{}
 	open := func(url string) bool {
+		if HostKey(url) == "" {
+			return false // a damaged item's URL: no host to queue it under
+		}
 		v := seen.Get([]byte(url))
 		if v == nil {
 			if err := seen.Put([]byte(url), []byte{stPending}); err != nil {
