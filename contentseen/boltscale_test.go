@@ -18,7 +18,10 @@ import (
 // delta), then merged into the blocks (Checkpoint), and after each step
 // queries at 0..12 bits from stored fingerprints and random ones, at the
 // layout's k and the wide radii the judge uses (7 and 11), compared with a
-// brute-force scan of every stored fingerprint. It takes minutes and a GB,
+// brute-force scan of every stored fingerprint. Then the same again with
+// the index reopened holding its tables in memory (BoltOptions.MemoryLimit:
+// decoded from the blocks at 10M, added to by a merge). It takes minutes
+// and a GB or two,
 // so it runs only with SIMCRAWL_BIG=1 (SIMCRAWL_SCALE_N sets the size):
 //
 //	SIMCRAWL_BIG=1 go test -run TestBoltNearAtScaleMatchesOracle -timeout 0 ./contentseen/
@@ -45,7 +48,8 @@ func TestBoltNearAtScaleMatchesOracle(t *testing.T) {
 	for i := range n {
 		ids[i], fps[i] = uint64(i+1), Fingerprint(rng.Uint64())
 	}
-	x, err := OpenBolt(filepath.Join(t.TempDir(), "index.db"), BoltOptions{Layout: l, NoSync: true})
+	path := filepath.Join(t.TempDir(), "index.db")
+	x, err := OpenBolt(path, BoltOptions{Layout: l, NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,25 +91,45 @@ func TestBoltNearAtScaleMatchesOracle(t *testing.T) {
 			t.Logf("%s: k=%d: %d queries, %d matches", step, k, len(queries), found)
 		}
 	}
-	check("bulk-loaded")
-	// One by one into the delta: half of them near stored fingerprints, so
-	// that a query finds matches in the blocks and the delta at once.
-	for i := range 2000 {
-		fp := Fingerprint(rng.Uint64())
-		if i%2 == 0 {
-			fp = plant(rng, fps[rng.IntN(len(fps))], 1+rng.IntN(7)) // not 0: one id per fingerprint
+	addSome := func() {
+		// One by one into the delta: half of them near stored
+		// fingerprints, so that a query finds matches in the blocks (or
+		// the tables in memory) and the delta at once.
+		for i := range 2000 {
+			fp := Fingerprint(rng.Uint64())
+			if i%2 == 0 {
+				fp = plant(rng, fps[rng.IntN(len(fps))], 1+rng.IntN(7)) // not 0: one id per fingerprint
+			}
+			id := uint64(len(ids) + 1)
+			if err := x.Add(ctx, id, fp); err != nil {
+				t.Fatal(err)
+			}
+			ids, fps = append(ids, id), append(fps, fp)
 		}
-		id := uint64(len(ids) + 1)
-		if err := x.Add(ctx, id, fp); err != nil {
-			t.Fatal(err)
-		}
-		ids, fps = append(ids, id), append(fps, fp)
 	}
+	check("bulk-loaded")
+	addSome()
 	check("with a delta")
 	if err := x.Checkpoint(ctx); err != nil {
 		t.Fatal(err)
 	}
 	check("merged")
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if x, err = OpenBolt(path, BoltOptions{Layout: l, NoSync: true, MemoryLimit: 8 << 30}); err != nil {
+		t.Fatal(err)
+	}
+	if !x.HoldsTablesInMemory() {
+		t.Fatal("reopened with a MemoryLimit, the index does not hold its tables in memory")
+	}
+	check("tables in memory")
+	addSome()
+	check("tables in memory, with a delta")
+	if err := x.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("tables in memory, merged")
 }
 
 // bruteNear returns, for each query, the sorted ids of the fingerprints
