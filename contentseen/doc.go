@@ -276,7 +276,10 @@
 // benchmark's log line). TestBoltMirrorThroughMerges queries, while
 // fingerprints are added one by one and merged every 25, fingerprints
 // recorded before the query; TestBoltBlocksMatchOracle, TestNearMatchesOracle
-// and TestBoltStaleReadAcrossMerges run with the tables in memory as well.
+// and TestBoltStaleReadAcrossMerges run with the tables in memory as well,
+// and TestBoltNearAtScaleMatchesOracle (SIMCRAWL_BIG=1) reopens its 10M
+// index with them and compares k = 3, 7 and 11 with a brute-force scan
+// after the open, a delta and a merge (passed, 63 s, 1.5 GB).
 //
 // MemIndex keeps, per table, a sorted array of permuted keys (table 0 with
 // a parallel array of ids), reached through a directory of the keys' top bits
